@@ -1,0 +1,1 @@
+"""Wire formats shared by the core, the activities and the workflows (pydantic, extra="forbid")."""
