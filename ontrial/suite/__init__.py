@@ -1,0 +1,1 @@
+"""Suite-level logic as pure functions: summaries over trials, and the gate against a baseline."""
