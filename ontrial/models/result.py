@@ -31,6 +31,7 @@ class TrialResult(Wire):
     fault: FaultReport | None = None
     run: AgentRun | None = None
     grade: Grade | None = None
+    artifacts: dict[str, str] = Field(default_factory=dict, description="artifact name -> ref")
     torn_down: bool = False
     started_at: datetime | None = None
     finished_at: datetime | None = None

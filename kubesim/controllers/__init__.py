@@ -1,0 +1,37 @@
+"""kube-controller-manager's control loops for the simulated cluster.
+
+``all_controllers()`` returns fresh instances in the order they should run within one pass over a
+namespace: namespace termination and garbage collection first (so nothing rebuilds what is going
+away), then the workload controllers top-down (Deployment → ReplicaSet → Pod, CronJob → Job → Pod),
+and Endpoints last so it sees this pass's pods. The kubelet and scheduler run after these.
+"""
+
+from __future__ import annotations
+
+from .cronjob import CronJobController
+from .deployment import DeploymentController
+from .endpoints import EndpointsController
+from .gc import GarbageCollector, delete_with_propagation
+from .jobs import JobController
+from .namespace import NamespaceController, begin_delete
+from .replicaset import ReplicaSetController
+from .serviceaccount import ServiceAccountController
+
+__all__ = [
+    "CronJobController", "DeploymentController", "EndpointsController", "GarbageCollector", "JobController",
+    "NamespaceController", "ReplicaSetController", "ServiceAccountController", "all_controllers",
+    "begin_delete", "delete_with_propagation",
+]
+
+
+def all_controllers() -> list:
+    return [
+        NamespaceController(),
+        ServiceAccountController(),
+        GarbageCollector(),
+        DeploymentController(),
+        ReplicaSetController(),
+        CronJobController(),
+        JobController(),
+        EndpointsController(),
+    ]

@@ -1,0 +1,69 @@
+"""Building and running the worker: one task queue serving trial workflows and their steps."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from datetime import timedelta
+from pathlib import Path
+
+import structlog
+from temporalio.client import Client, Interceptor
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+
+from activities import ALL_ACTIVITIES
+from ontrial.models.trial import SandboxSettings
+from workflows import ALL_WORKFLOWS
+
+from .config import WorkerConfig
+from .schedules import ensure_reaper_schedule
+
+log = structlog.get_logger(__name__)
+
+
+async def connect(address: str, namespace: str = "default",
+                  interceptors: list[Interceptor] | None = None) -> Client:
+    """A client with the pydantic data converter (workers inherit it from their client)."""
+    return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter,
+                                interceptors=interceptors or [])
+
+
+def build_worker(client: Client, task_queue: str, *,
+                 graceful_shutdown: timedelta = timedelta(seconds=60),
+                 max_concurrent_activities: int = 50) -> Worker:
+    """Every ontrial workflow and activity on one queue.
+
+    ``graceful_shutdown`` lets a running agent step finish (or see its cancellation) when the
+    worker is stopped, instead of being cut off and ending its trial as an infra error.
+    """
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=ALL_WORKFLOWS,
+        activities=ALL_ACTIVITIES,
+        graceful_shutdown_timeout=graceful_shutdown,
+        max_concurrent_activities=max_concurrent_activities,
+    )
+
+
+async def run_worker(config: WorkerConfig, interceptors: list[Interceptor] | None = None) -> None:
+    """Serve until SIGINT/SIGTERM, then shut down gracefully."""
+    if config.artifacts:
+        Path(config.artifacts).mkdir(parents=True, exist_ok=True)
+    client = await connect(config.temporal_address, config.temporal_namespace, interceptors)
+    if config.kubeconfig and config.reaper_every:
+        await ensure_reaper_schedule(client, SandboxSettings(kubeconfig=config.kubeconfig), config.task_queue,
+                                     config.reaper_every)
+    worker = build_worker(client, config.task_queue, graceful_shutdown=config.graceful_shutdown,
+                          max_concurrent_activities=config.max_concurrent_activities)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("worker.started", address=config.temporal_address, namespace=config.temporal_namespace,
+             task_queue=config.task_queue, reaper=bool(config.kubeconfig and config.reaper_every))
+    async with worker:
+        await stop.wait()
+        log.info("worker.stopping", graceful_seconds=config.graceful_shutdown.total_seconds())
+    log.info("worker.stopped")
