@@ -72,10 +72,11 @@ async def heartbeating() -> AsyncIterator[Heartbeat]:
 
 
 async def finish_despite_cancel(step: Awaitable[T]) -> T:
-    """Run ``step`` to the end even if the activity is cancelled meanwhile.
+    """Run ``step`` to the end even if the workflow cancels the activity meanwhile.
 
     For steps whose half-done state would leak (a sandbox created but not yet returned): the
     workflow waits for the result (WAIT_CANCELLATION_COMPLETED), then tears the sandbox down.
+    Any other cancellation (worker shutdown, the server gave up on the attempt) still applies.
     """
     task = asyncio.ensure_future(step)
     while True:
@@ -84,4 +85,9 @@ async def finish_despite_cancel(step: Awaitable[T]) -> T:
         except asyncio.CancelledError:
             if task.done():
                 return task.result()
-            activity.logger.info("cancel requested; finishing the step so it can be undone")
+            details = activity.cancellation_details()
+            if details is None or not details.cancel_requested or details.worker_shutdown or details.timed_out:
+                task.cancel()
+                await asyncio.wait([task])  # let the step undo its half-done work first
+                raise
+            activity.logger.info("cancel requested; finishing the step so the workflow can undo it")

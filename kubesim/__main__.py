@@ -73,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=0, help="HTTPS port (default: a free port)")
     s.add_argument("--http-port", type=int, default=None, help="also serve plain HTTP on this port (0 = free port)")
-    s.add_argument("--kubeconfig", default=DEFAULT_KUBECONFIG, help=f"kubeconfig to write (default {DEFAULT_KUBECONFIG})")
+    s.add_argument("--kubeconfig", default=DEFAULT_KUBECONFIG,
+                   help=f"kubeconfig to write (default {DEFAULT_KUBECONFIG})")
     s.add_argument("--time-scale", type=float, default=1.0, help="simulated seconds per real second (0 = frozen)")
     s.add_argument("--seed", type=int, default=0, help="seed for names, uids and fault draws")
     s.add_argument("--profiles", action="append", default=[], metavar="YAML",

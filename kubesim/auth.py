@@ -175,12 +175,10 @@ class Authenticator:
         if isinstance(seconds, bool) or not isinstance(seconds, int):
             raise ApiError(400, f"TokenRequest in version \"v1\" cannot be handled as a TokenRequest: "
                                 f"spec.expirationSeconds must be an integer, got {seconds!r}", "BadRequest")
-        if seconds < MIN_EXPIRATION:
-            raise invalid("TokenRequest.authentication.k8s.io", sa_name, [(
-                "spec.expirationSeconds", f"Invalid value: {seconds}: may not specify a duration less than 10 minutes")])
-        if seconds > MAX_EXPIRATION:
-            raise invalid("TokenRequest.authentication.k8s.io", sa_name, [(
-                "spec.expirationSeconds", f"Invalid value: {seconds}: may not specify a duration larger than 2^32 seconds")])
+        if not MIN_EXPIRATION <= seconds <= MAX_EXPIRATION:
+            bound = "less than 10 minutes" if seconds < MIN_EXPIRATION else "larger than 2^32 seconds"
+            raise invalid("TokenRequest.authentication.k8s.io", sa_name, [
+                ("spec.expirationSeconds", f"Invalid value: {seconds}: may not specify a duration {bound}")])
         audiences = spec.get("audiences") or list(DEFAULT_AUDIENCES)
         if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
             raise ApiError(400, "spec.audiences must be a list of strings", "BadRequest")

@@ -48,6 +48,7 @@ def bind_socket(host: str, port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(2048)  # connections queue from now on, even before uvicorn starts accepting
     sock.set_inheritable(True)
     return sock
 

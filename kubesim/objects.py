@@ -8,6 +8,7 @@ and makes equal intent compare equal: a pod template sent by ``rollout undo`` wi
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .defaults import apply_defaults, default_pod_template
@@ -38,7 +39,13 @@ def normalize(value: Any) -> Any:
         return out
     if type(value) is list:
         return [normalize(v) for v in value if v is not None]
+    if type(value) is float and not math.isfinite(value):
+        raise _NonFinite(f"json: unsupported value: {value}")
     return value
+
+
+class _NonFinite(ValueError):
+    """NaN or an infinity (Python's json reads them; JSON and the API server do not)."""
 
 
 def prepare(rt: ResourceType, obj: dict, old: dict | None = None) -> dict:
@@ -60,6 +67,8 @@ def prepare(rt: ResourceType, obj: dict, old: dict | None = None) -> dict:
         validate(rt, out, old)
     except RecursionError:
         raise decode_error(rt, "the object is nested too deeply") from None
+    except _NonFinite as exc:
+        raise decode_error(rt, str(exc)) from None
     except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
         # A shape the type checks do not describe: answer like a failed decode, never with a 500.
         raise decode_error(rt, f"unexpected value in the object: {exc}") from None

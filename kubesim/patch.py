@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from typing import Any
 
 import jsonpatch
@@ -39,12 +40,18 @@ def _text(body: bytes | str) -> str:
         raise _bad(f"invalid character in request body: {exc}") from None
 
 
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
+
+
 def _json(body: bytes | str) -> Any:
     text = _text(body)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constants)  # NaN/Infinity are not JSON
     except json.JSONDecodeError as exc:
         raise _bad(f"error decoding patch: invalid JSON: {exc}") from None
+    except ValueError as exc:
+        raise _bad(f"error decoding patch: {exc}") from None
     except RecursionError:
         raise _bad("error decoding patch: JSON nested too deeply") from None
 
@@ -196,6 +203,8 @@ def _string_keys(value: Any) -> Any:
         return [_string_keys(v) for v in value]
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"json: unsupported value: {value}")
     return value
 
 
@@ -216,11 +225,11 @@ def parse_apply_body(body: bytes | str) -> dict:
     """An apply configuration: JSON or a single YAML document, with apiVersion and kind."""
     text = _text(body)
     try:
-        config = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        config = json.loads(text, parse_constant=_no_constants)
+    except (ValueError, RecursionError):
         try:
             config = load_yaml(text)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, ValueError) as exc:
             raise _bad(f"error decoding YAML: {exc}") from None
         except RecursionError:
             raise _bad("error decoding YAML: document nested too deeply") from None

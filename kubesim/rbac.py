@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from .auth import AUTHENTICATED, UserInfo
+from .auth import AUTHENTICATED, UserInfo, sa_user
 from .errors import ApiError
 from .resources import CLUSTERROLEBINDINGS, CLUSTERROLES, ROLEBINDINGS, ROLES
 from .store import Obj, Store
@@ -108,7 +108,8 @@ def forbidden(attrs: Attributes, reason: str = "") -> ApiError:
         msg = (f'User "{user}" cannot {attrs.verb} resource "{resource}" in API group "{attrs.api_group}" '
                f'in the namespace "{attrs.namespace}"')
     else:
-        msg = f'User "{user}" cannot {attrs.verb} resource "{resource}" in API group "{attrs.api_group}" at the cluster scope'
+        msg = (f'User "{user}" cannot {attrs.verb} resource "{resource}" in API group "{attrs.api_group}" '
+               "at the cluster scope")
     if reason:
         msg = f"{msg}: {reason}"
     qualified = f"{attrs.resource}.{attrs.api_group}" if attrs.api_group else attrs.resource
@@ -164,6 +165,24 @@ class Authorizer:
     def check(self, attrs: Attributes) -> None:
         if not self.allowed(attrs):
             raise forbidden(attrs)
+
+    def impersonate(self, user: UserInfo, name: str, groups: list[str], uid: str = "") -> UserInfo:
+        """The user an ``Impersonate-User``/``-Group``/``-Uid`` request acts as, if ``user`` may impersonate it."""
+        checks: list[Attributes] = []
+        sa = name.split(":") if name.startswith("system:serviceaccount:") else []
+        if len(sa) == 4 and sa[2] and sa[3]:
+            checks.append(Attributes(user, "impersonate", True, sa[2], "", "serviceaccounts", "", sa[3]))
+        else:
+            checks.append(Attributes(user, "impersonate", True, "", "", "users", "", name))
+        checks.extend(Attributes(user, "impersonate", True, "", "", "groups", "", g) for g in groups)
+        if uid:
+            checks.append(Attributes(user, "impersonate", True, "", "authentication.k8s.io", "uids", "", uid))
+        for attrs in checks:
+            self.check(attrs)
+        if len(sa) == 4 and not groups:
+            return sa_user(sa[2], sa[3], uid)
+        all_groups = tuple(dict.fromkeys([*groups, AUTHENTICATED])) if name != "system:anonymous" else tuple(groups)
+        return UserInfo(name, all_groups, uid)
 
     # -- reviews ----------------------------------------------------------------------------
     def access_review(self, user: UserInfo, spec: Any) -> dict[str, Any]:

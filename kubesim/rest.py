@@ -266,13 +266,21 @@ class Rest:
                                                       "uid": m.get("uid")}))
         return self.render_one(rt, obj, req)
 
+    @staticmethod
+    def _dry_run(req: Request, opts: dict[str, Any]) -> bool:
+        body_dry_run = opts.get("dryRun")
+        if body_dry_run not in (None, [], ["All"]):
+            raise ApiError(400, f'Invalid dryRun value {body_dry_run!r}: only ["All"] is supported', "BadRequest")
+        return req.dry_run or body_dry_run == ["All"]
+
     def delete(self, rt: ResourceType, ns: str, name: str, req: Request) -> Response:
-        obj, deleted_now = self.delete_object(rt, ns, name, self.delete_options(req), req.dry_run)
+        opts = self.delete_options(req)
+        obj, deleted_now = self.delete_object(rt, ns, name, opts, self._dry_run(req, opts))
         return self.delete_response(rt, obj, deleted_now, req)
 
     def delete_collection(self, rt: ResourceType, ns: str, req: Request) -> Response:
         opts = self.delete_options(req)
-        dry_run = req.dry_run
+        dry_run = self._dry_run(req, opts)
         out = []
         for obj in filtered(rt.kind, self.store.list(rt, ns or None), req):
             m = obj["metadata"]

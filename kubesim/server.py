@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any, Awaitable, Callable
 from urllib.parse import parse_qsl
 
@@ -43,6 +44,7 @@ _WRITE_VERBS = frozenset(("create", "update", "patch", "delete", "deletecollecti
 _OK = Response(200, b"ok", TEXT)
 _OPENAPI_V2 = Response(200, b"", OCTETS)
 _MISSING = object()
+LOG_REPEAT_SECONDS = 60.0
 
 
 def _internal_error() -> Response:
@@ -68,6 +70,7 @@ class KubeApp:
         self.docs = build_documents(server_address)
         self.tick_interval = tick_interval
         self._ticker: asyncio.Task[None] | None = None
+        self._logged_errors: dict[str, float] = {}
 
     # -- ASGI entry ---------------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -111,11 +114,15 @@ class KubeApp:
             self.reconcile("tick")
 
     def reconcile(self, why: str) -> None:
-        """Run the controllers; a controller bug is logged, never turned into a client error."""
+        """Run the controllers; a controller bug is logged (once a minute per distinct error), never
+        turned into a client error: the write that triggered the reconcile has already succeeded."""
         try:
             self.cluster.tick() if why == "tick" else self.cluster.reconcile()
-        except Exception:
-            log.exception("controller error while reconciling (%s)", why)
+        except Exception as e:
+            key, now = f"{type(e).__name__}: {e}", time.monotonic()
+            if now - self._logged_errors.get(key, -LOG_REPEAT_SECONDS) >= LOG_REPEAT_SECONDS:
+                self._logged_errors[key] = now
+                log.exception("controller error while reconciling (%s)", why)
 
     def begin_shutdown(self) -> None:
         """End open watch streams so the server can stop without waiting for them."""
@@ -126,6 +133,7 @@ class KubeApp:
         method: str = scope["method"]
         path: str = scope["path"]
         accept = ctype = authorization = ""
+        impersonation: list[tuple[bytes, str]] | None = None
         for key, value in scope["headers"]:
             if key == b"authorization":
                 authorization = value.decode("latin-1")
@@ -133,11 +141,13 @@ class KubeApp:
                 accept = value.decode("latin-1")
             elif key == b"content-type":
                 ctype = value.decode("latin-1")
+            elif key.startswith(b"impersonate-"):
+                impersonation = (impersonation or []) + [(key, value.decode("latin-1"))]
         qs: bytes = scope.get("query_string", b"")
         query = dict(parse_qsl(qs.decode("latin-1"), keep_blank_values=True)) if qs else {}
         req = Request(method, path, query, accept, media_type(ctype) if ctype else "")
         try:
-            resp = await self._handle(req, authorization, receive, send)
+            resp = await self._handle(req, authorization, impersonation, receive, send)
         except ApiError as e:
             resp = error_response(e)
         except RecursionError:
@@ -167,11 +177,14 @@ class KubeApp:
                 break
         req.body = b"".join(chunks)
 
-    async def _handle(self, req: Request, authorization: str, receive: Receive, send: Send) -> Response | None:
+    async def _handle(self, req: Request, authorization: str, impersonation: list[tuple[bytes, str]] | None,
+                      receive: Receive, send: Send) -> Response | None:
         path = req.path
         if path.startswith(HEALTH_PATHS):
             return _OK if req.method == "GET" else error_response(method_not_allowed())
         req.user = user = self.auth.authenticate(authorization)
+        if impersonation:
+            req.user = user = self._impersonate(user, impersonation)
         if path.startswith(ADMIN_PREFIX):
             if req.method in _BODY_METHODS:
                 await self._read_body(req, receive)
@@ -198,6 +211,14 @@ class KubeApp:
         if info.verb in _WRITE_VERBS and resp.status < 400 and "dryRun" not in req.query:
             self.reconcile(info.verb)
         return resp
+
+    def _impersonate(self, user: Any, headers: list[tuple[bytes, str]]) -> Any:
+        name = next((v for k, v in headers if k == b"impersonate-user"), "")
+        groups = [v for k, v in headers if k == b"impersonate-group"]
+        uid = next((v for k, v in headers if k == b"impersonate-uid"), "")
+        if not name:
+            raise ApiError(400, "requested impersonation without an Impersonate-User header", "BadRequest")
+        return self.authz.impersonate(user, name, groups, uid)
 
     async def _non_resource(self, req: Request, info: RequestInfo) -> Response:
         path = req.path.rstrip("/") or "/"
@@ -260,5 +281,7 @@ class KubeApp:
         if verb == "delete":
             return rest.delete(rt, ns, name, req)
         if verb == "deletecollection":
+            if rt.namespaced and not ns:
+                raise method_not_allowed()  # no all-namespaces deletecollection route upstream either
             return rest.delete_collection(rt, ns, req)
         raise method_not_allowed()

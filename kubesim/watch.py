@@ -10,6 +10,7 @@ timeout, client gone, server shutdown) arrives through the subscription queue.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, Awaitable, Callable
 
 from .errors import ApiError
@@ -22,6 +23,7 @@ from .wire import JSON, Request, dumps, wants_as
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 _STOP = None  # queue sentinel: end the stream
+log = logging.getLogger("kubesim.watch")
 
 
 class WatchHub:
@@ -121,47 +123,65 @@ async def serve_watch(rest: Rest, hub: WatchHub, rt: ResourceType, ns: str, name
             return encode("DELETED", ev.obj)
         return None
 
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", JSON), (b"cache-control", b"no-cache, private")]})
+    start = {"type": "http.response.start", "status": 200,
+             "headers": [(b"content-type", JSON), (b"cache-control", b"no-cache, private")]}
     if sub is None:
         assert error is not None
+        await send(start)
         await send({"type": "http.response.body", "body": dumps({"type": "ERROR", "object": error.status()}) + b"\n",
-                     "more_body": False})
+                    "more_body": False})
         return
-    loop = asyncio.get_running_loop()
     hub.open.add(sub)
-    timer = loop.call_later(timeout, sub.queue.put_nowait, _STOP) if timeout is not None else None
-
-    async def watch_disconnect() -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                sub.queue.put_nowait(_STOP)  # type: ignore[arg-type]
-                return
-
-    listener = asyncio.ensure_future(watch_disconnect())
+    timer = None
+    listener = None
     try:
-        chunk = b"".join(line for line in (translate(e) for e in initial + backlog) if line)
-        if chunk:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        while True:
-            ev = await sub.queue.get()
-            if ev is _STOP:
-                break
-            pieces = [translate(ev)]
-            while not sub.queue.empty():  # batch what is already queued into one chunk
-                nxt = sub.queue.get_nowait()
-                if nxt is _STOP:
+        await send(start)
+        if timeout is not None:
+            timer = asyncio.get_running_loop().call_later(timeout, sub.queue.put_nowait, _STOP)
+
+        async def watch_disconnect() -> None:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
                     sub.queue.put_nowait(_STOP)  # type: ignore[arg-type]
-                    break
-                pieces.append(translate(nxt))
-            chunk = b"".join(p for p in pieces if p)
-            if chunk:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    return
+
+        listener = asyncio.ensure_future(watch_disconnect())
+        try:
+            await _stream(sub, initial + backlog, translate, send)
+        except Exception:  # the response has started: report in-band, as the real server does
+            log.exception("watch stream for %s failed", req.path)
+            failure = ApiError(500, "Internal error occurred: the watch stream failed (see the server log)",
+                               "InternalError")
+            await send({"type": "http.response.body", "more_body": False,
+                        "body": dumps({"type": "ERROR", "object": failure.status()}) + b"\n"})
     finally:
         hub.open.discard(sub)
         sub.close()
         if timer is not None:
             timer.cancel()
-        listener.cancel()
+        if listener is not None:
+            listener.cancel()
+
+
+async def _stream(sub: Subscription, replay: list[WatchEvent], translate: Callable[[WatchEvent], bytes | None],
+                  send: Send) -> None:
+    """Send the replayed events, then live ones (batched per wake-up) until the stop sentinel."""
+    chunk = b"".join(line for line in (translate(e) for e in replay) if line)
+    if chunk:
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    while True:
+        ev = await sub.queue.get()
+        if ev is _STOP:
+            break
+        pieces = [translate(ev)]
+        while not sub.queue.empty():  # batch what is already queued into one chunk
+            nxt = sub.queue.get_nowait()
+            if nxt is _STOP:
+                sub.queue.put_nowait(_STOP)  # type: ignore[arg-type]
+                break
+            pieces.append(translate(nxt))
+        chunk = b"".join(p for p in pieces if p)
+        if chunk:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
@@ -21,6 +22,7 @@ from .agents.protocol import AgentOutput, ModelApiError
 from .artifacts import ArtifactStore, artifact_store_for, read_jsonl
 from .errors import InfraError
 from .gateway import AuditLog, Budget, BudgetExceeded, ToolGateway
+from .gateway.context import TrialExtras
 from .models.trial import AgentRun, AgentRunStatus, BudgetKind, FaultReport, Grade, SandboxRef, TrialSpec
 from .sandbox.clock import kubesim_clock, wait_until
 from .sandbox.kube import KubeBackend, trial_label
@@ -29,6 +31,7 @@ from .sandbox.objects import namespace_objects, rollout_pending, snapshot_json
 from .sandbox.rest import KubeError
 from .tasks import Task, load_task
 from .transcript import Transcript
+from .transcript_otel import export_transcript_spans
 
 log = structlog.get_logger(__name__)
 
@@ -38,6 +41,8 @@ STABLE_SECONDS = 30.0  # grading: the state must hold this long (cluster time) t
 AGENT_TEARDOWN_SECONDS = 30.0
 TOKEN_MARGIN_SECONDS = 300.0
 MAX_LOGGED_PODS = 50
+PROMETHEUS_URL_ENV = "ONTRIAL_PROMETHEUS_URL"  # real clusters: where the query_metrics tool sends PromQL
+BASELINE_KINDS = ("ConfigMap", "Deployment", "Service")
 _TASKS: dict[tuple[str, float], Task] = {}
 
 
@@ -110,6 +115,28 @@ def _token_expiring(sandbox: SandboxRef, wall_seconds: float) -> bool:
     return sandbox.token_expires_at - datetime.now(timezone.utc) < margin
 
 
+def _tool_extras(task: Task, namespace: str, alert: dict[str, Any], backend: KubeBackend) -> TrialExtras:
+    """Alerts, runbooks and the metrics source behind the gateway's non-Kubernetes read tools."""
+    books = getattr(task, "runbooks", None)
+    runbooks = {str(k): str(v) for k, v in ((books() if callable(books) else books) or {}).items()}
+    if backend.is_kubesim:
+        return TrialExtras.for_kubesim(namespace, backend.admin, alerts=(alert,), runbooks=runbooks)
+    url = os.environ.get(PROMETHEUS_URL_ENV)
+    return TrialExtras(alerts=(alert,), runbooks=runbooks, prometheus=(url,) if url else ())
+
+
+def _baseline_view(store: ArtifactStore, ref: str | None) -> dict[str, list[dict[str, Any]]] | None:
+    """The last known-good app objects (no Secrets) that built-in agents may consult, like a GitOps repo."""
+    if not ref:
+        return None
+    try:
+        objects = json.loads(store.get(ref)).get("objects") or {}
+    except (OSError, ValueError, AttributeError) as e:
+        log.warning("run_agent.baseline_unreadable", error=str(e))
+        return None
+    return {kind: objects.get(kind) or [] for kind in BASELINE_KINDS}
+
+
 async def run_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport,
                     heartbeat: Callable[[dict[str, Any]], None]) -> AgentRun:
     """Run the agent under its budgets. Budget hits and agent exceptions are results, not errors."""
@@ -129,13 +156,15 @@ async def run_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport,
     audit = AuditLog(spec.trial_id, sink=store.open_append(spec.trial_id, "audit.jsonl"))
     transcript = Transcript.open(store, spec.trial_id)
     kubesim = backend.is_kubesim
+    alert = fault.alert or alert_for(task, sandbox.namespace)
     gateway = ToolGateway(agent_access.api_client, sandbox.namespace, task.checks.invariants, budget, audit,
                           actor=spec.agent.label, recorder=transcript,
                           waiter=backend.waiter if kubesim else None, seconds_per_step=SECONDS_PER_STEP,
-                          sim_clock=kubesim_clock(backend.admin) if kubesim else None)
-    alert = fault.alert or alert_for(task, sandbox.namespace)
+                          sim_clock=kubesim_clock(backend.admin) if kubesim else None,
+                          extras=_tool_extras(task, sandbox.namespace, alert, backend))
     ctx = TrialContext(trial=trial_label(spec.trial_id), namespace=sandbox.namespace, spec=spec.agent,
-                       transcript=transcript, kubeconfig_path=str(store.local_path(kubeconfig_ref)))
+                       transcript=transcript, kubeconfig_path=str(store.local_path(kubeconfig_ref)),
+                       extra={"baseline": _baseline_view(store, sandbox.baseline_snapshot_ref)})
     transcript.start(spec.agent.label, spec.agent.model, alert, budgets.as_dict())
     pulse = asyncio.create_task(_heartbeats(heartbeat, budget))
     status, kind, reason, output = AgentRunStatus.completed, None, "", AgentOutput()
@@ -191,6 +220,10 @@ async def run_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport,
     transcript.end(status.value, diagnosis.model_dump(mode="json") if diagnosis else None,
                    usage.model_dump(mode="json"), output.text)
     transcript.close()
+    try:
+        export_transcript_spans(transcript.records)
+    except Exception as e:  # noqa: BLE001 - tracing must never fail a trial
+        log.warning("run_agent.span_export_failed", error=str(e))
     audit.close()
     return AgentRun(status=status, budget=kind, reason=reason, usage=usage, diagnosis=diagnosis,
                     transcript_ref=transcript.ref, audit_ref=audit.ref, safety_violations=audit.violations())

@@ -20,8 +20,15 @@ Every line: ``{"schema": "ontrial.transcript/1", "seq": n, "time": RFC3339 (wall
   ``gen_ai.request.model``, ``cost_usd`` — one line per model call the agent reports.
 - ``budget.exhausted``: ``kind`` (steps | tokens | wall), ``message``.
 - ``agent.error``: ``error.type``, ``message``.
+- ``agent.process`` / ``agent.process.exit``: CLI agents only — ``argv`` and ``workdir``; then
+  ``returncode`` and the tails of ``stdout``/``stderr``.
 - ``session.end``: ``status`` (an AgentRunStatus), ``diagnosis`` (or null), ``usage`` ({steps,
   tokens, wall_seconds, cost_usd}), ``text`` (the agent's free-text answer).
+
+Tool calls the agent makes through the audit proxy (kubectl, its own client) appear as
+``tool.call``/``tool.result`` with ``gen_ai.tool.name`` = "kube-api" and call ids "kube-<n>"; the
+full request record is in the audit log. ``ontrial.transcript_otel.export_transcript_spans``
+turns the same records into OpenTelemetry spans.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ class Transcript:
         self.trial_id = trial_id
         self.sink = sink
         self.seq = 0
+        self.records: list[dict[str, Any]] = []  # kept for the OpenTelemetry export (ontrial.transcript_otel)
 
     @classmethod
     def open(cls, store: ArtifactStore, trial_id: str, name: str = TRANSCRIPT_NAME) -> "Transcript":
@@ -63,6 +71,7 @@ class Transcript:
         record = {"schema": SCHEMA, "seq": self.seq,
                   "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                   "trial": self.trial_id, "type": type_, **attrs}
+        self.records.append(record)
         if self.sink is not None:
             self.sink.write(record)
         return record

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import signal
 from datetime import timedelta
 from pathlib import Path
@@ -49,6 +50,8 @@ def build_worker(client: Client, task_queue: str, *,
 
 async def run_worker(config: WorkerConfig, interceptors: list[Interceptor] | None = None) -> None:
     """Serve until SIGINT/SIGTERM, then shut down gracefully."""
+    for module in config.agent_modules:
+        importlib.import_module(module)
     if config.artifacts:
         Path(config.artifacts).mkdir(parents=True, exist_ok=True)
     client = await connect(config.temporal_address, config.temporal_namespace, interceptors)

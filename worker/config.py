@@ -23,6 +23,8 @@ class WorkerConfig:
     """How long running steps (an agent mid-trial) may finish after SIGTERM before they are cancelled."""
     max_concurrent_activities: int = 50
     reaper_every: timedelta | None = timedelta(minutes=10)
+    agent_modules: tuple[str, ...] = ()
+    """Modules imported at startup; they register extra agent kinds (``ontrial.agents.register_agent``)."""
     tracing: bool = False
     log_json: bool = True
     log_level: str = "INFO"
@@ -44,6 +46,9 @@ def parse_args(argv: list[str] | None = None, env: dict[str, str] | None = None)
     parser.add_argument("--reaper-every-minutes", type=float,
                         default=float(env.get("ONTRIAL_REAPER_EVERY_MINUTES", 10)),
                         help="reaper schedule period (needs --kubeconfig); 0 disables it")
+    parser.add_argument("--agent-module", dest="agent_modules", action="append",
+                        default=[m for m in env.get("ONTRIAL_AGENT_MODULES", "").split(",") if m],
+                        help="import this module at startup to register agent kinds (repeatable)")
     parser.add_argument("--tracing", action=argparse.BooleanOptionalAction,
                         default=env.get("ONTRIAL_TRACING", "") in ("1", "true", "yes"))
     parser.add_argument("--log-format", choices=["json", "console"], default=env.get("ONTRIAL_LOG_FORMAT", "json"))
@@ -58,6 +63,7 @@ def parse_args(argv: list[str] | None = None, env: dict[str, str] | None = None)
         graceful_shutdown=timedelta(seconds=args.graceful_shutdown_seconds),
         max_concurrent_activities=args.max_concurrent_activities,
         reaper_every=timedelta(minutes=args.reaper_every_minutes) if args.reaper_every_minutes > 0 else None,
+        agent_modules=tuple(args.agent_modules),
         tracing=args.tracing,
         log_json=args.log_format == "json",
         log_level=args.log_level,

@@ -191,6 +191,7 @@ class BehaviourRegistry:
         self._by_tag: dict[tuple[str, str], Behaviour] = {}
         self._any_tag: dict[str, Behaviour] = {}
         self._from_profiles: dict[int, Behaviour | None] = {}
+        self._refs: dict[str, Any] = {}  # image reference → parsed ImageRef
 
     def register_document(self, doc: Mapping[str, Any]) -> Behaviour | None:
         """Add the behaviour of a full profile document (None when it has no telemetry section)."""
@@ -214,10 +215,17 @@ class BehaviourRegistry:
             else:
                 self._by_tag[(behaviour.image, tag)] = behaviour
 
+    def _resolve(self, image: str) -> Behaviour | None:
+        ref = self._refs.get(image)
+        if ref is None:
+            if len(self._refs) > 4096:
+                self._refs.clear()
+            ref = self._refs[image] = parse_image(image)
+        return self._by_tag.get((ref.repository, effective_tag(ref))) or self._any_tag.get(ref.repository)
+
     def lookup(self, image: str, profile: Any = None) -> Behaviour | None:
         """The behaviour for an image reference; a profile carrying a raw ``telemetry`` mapping also counts."""
-        ref = parse_image(image)
-        found = self._by_tag.get((ref.repository, effective_tag(ref))) or self._any_tag.get(ref.repository)
+        found = self._resolve(image)
         if found is not None or profile is None:
             return found
         raw = getattr(profile, TELEMETRY_KEY, None)

@@ -12,14 +12,14 @@ import promql_parser as pp
 
 from .promql_eval_binary import binary
 from .promql_eval_funcs import call_function
-from .promql_types import (Matrix, PromQLError, Scalar, String, Value, Vector, drop_name, execution, only,
-                           type_name, with_label, without)
+from .promql_types import (Matrix, PromQLError, Scalar, String, Value, Vector, drop_name, execution, format_value,
+                           only, type_name, with_label, without)
 from .tsdb import NAME, TSDB, Matcher
 
 LOOKBACK = 300.0
 DEFAULT_SUBQUERY_STEP = 15.0
 MAX_SAMPLES = 20_000_000
-_OPS = {pp.MatchOp.Equal: "=", pp.MatchOp.NotEqual: "!=", pp.MatchOp.Re: "=~", pp.MatchOp.NotRe: "!~"}
+_OPS = {"MatchOp.Equal": "=", "MatchOp.NotEqual": "!=", "MatchOp.Re": "=~", "MatchOp.NotRe": "!~"}
 
 
 def _seconds(delta: Any) -> float:
@@ -27,7 +27,7 @@ def _seconds(delta: Any) -> float:
 
 
 def _matcher(m: Any) -> Matcher:
-    return Matcher(m.name, _OPS[m.op], m.value)
+    return Matcher(m.name, _OPS[str(m.op)], m.value)
 
 
 class Evaluator:
@@ -163,6 +163,8 @@ class Evaluator:
         names = set(mod.labels) if mod is not None else set()
 
         def key(labels: Any) -> Any:
+            if mod is None:
+                return ()
             return only(labels, names) if by else without(labels, names | {NAME})
 
         if op in ("topk", "bottomk", "limitk"):
@@ -172,7 +174,7 @@ class Evaluator:
                 raise PromQLError("expected type string in aggregation parameter")
             counts: dict[Any, float] = {}
             for lb, x in v:
-                k = with_label(key(lb), param.value, _fmt_value(x))
+                k = with_label(key(lb), param.value, format_value(x))
                 counts[k] = counts.get(k, 0.0) + 1
             return Vector(counts.items())
         groups: dict[Any, list[float]] = {}
@@ -241,8 +243,3 @@ def quantile(q: float, xs: list[float]) -> float:
     w = rank - math.floor(rank)
     return s[lo] * (1 - w) + s[hi] * w
 
-
-def _fmt_value(x: float) -> str:
-    from .promql import format_value
-
-    return format_value(x)

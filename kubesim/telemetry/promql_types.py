@@ -6,7 +6,9 @@ with the window it was taken over; labels are sorted ``(name, value)`` tuples so
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 from .tsdb import NAME, Labels
 
@@ -78,3 +80,17 @@ def only(labels: Labels, names: set[str]) -> Labels:
 
 def without(labels: Labels, names: set[str]) -> Labels:
     return tuple(p for p in labels if p[0] not in names)
+
+
+def format_value(x: float) -> str:
+    """Go's strconv.FormatFloat(x, 'f', -1, 64), which Prometheus uses for sample values."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "+Inf" if x > 0 else "-Inf"
+    text = repr(float(x))
+    if "e" in text or "E" in text:
+        text = format(Decimal(text), "f")
+    if text.endswith(".0"):
+        text = text[:-2]
+    return "0" if text == "-0" else text

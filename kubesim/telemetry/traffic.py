@@ -123,17 +123,22 @@ class FlowModel:
             parts = self._parts(call, link)
             reach = sum(m.fraction for m in modes if m.code == 200)
             calls.append(CallFlow(call, link, reach * call.per_request, parts))
+            calling = min(1.0, call.per_request)  # below 1: only that share of requests makes the call
+            repeats = max(1.0, call.per_request)
             nxt: list[Mode] = []
             for m in modes:
                 if m.code != 200:
                     nxt.append(m)
                     continue
+                if calling < 1.0:
+                    nxt.append(Mode(200, m.fraction * (1.0 - calling), m.latency))
                 for p in parts:
+                    share = m.fraction * calling * p.fraction
                     if p.kind == "ok" or not call.required:
-                        extra = p.latency * call.per_request if p.kind == "ok" else p.latency
-                        nxt.append(Mode(200, m.fraction * p.fraction, m.latency + extra))
+                        extra = p.latency * repeats if p.kind == "ok" else p.latency
+                        nxt.append(Mode(200, share, m.latency + extra))
                     else:
-                        nxt.append(Mode(CODES[p.kind], m.fraction * p.fraction, m.latency + p.latency, call.name))
+                        nxt.append(Mode(CODES[p.kind], share, m.latency + p.latency, call.name))
             modes = _merge_modes(nxt)
         if b.error_ratio > 0:
             split: list[Mode] = []

@@ -85,7 +85,9 @@ class Series:
             self.values[-1] = value
             return
         if end < idx - 1:
-            self.values.extend([STALE] * (idx - 1 - end))
+            # Scraped series only have gaps after a stale marker; rule series carry their last value.
+            fill = self.values[-1] if self.values else STALE
+            self.values.extend([fill] * (idx - 1 - end))
         self.values.append(value)
 
 
@@ -95,7 +97,8 @@ class Bucket:
     def __init__(self) -> None:
         self.series: dict[Labels, Series] = {}
         self.by_name: dict[str, dict[Labels, Series]] = {}
-        self.alive: set[Labels] = set()
+        self.alive: set[Labels] = set()  # scraped series expected in the next scrape
+        self.owned: dict[str, set[Labels]] = {}  # series written by a rule, by rule key
 
     def get(self, labels: Labels, idx: int) -> Series:
         s = self.series.get(labels)
@@ -142,18 +145,29 @@ class TSDB:
             return self.base + len(self.times) - 1
         self.times.append(t)
         idx = self.base + len(self.times) - 1
+        written: dict[str, set[Labels]] = {}
         for ns, items in samples.items():
             bucket = self.buckets.get(ns)
             if bucket is None:
                 bucket = self.buckets[ns] = Bucket()
+            series = bucket.series
+            seen = written.setdefault(ns, set())
             for labels, value in items:
-                bucket.get(labels, idx).write(idx, value)
-                bucket.alive.add(labels)
-        for bucket in self.buckets.values():
-            gone = [lb for lb in bucket.alive if bucket.series[lb].end != idx]
-            for lb in gone:
-                bucket.series[lb].write(idx, STALE)
-                bucket.alive.discard(lb)
+                s = series.get(labels)
+                if s is None:
+                    s = bucket.get(labels, idx)
+                if s.start + len(s.values) == idx:
+                    s.values.append(value)
+                else:
+                    s.write(idx, value)
+                seen.add(labels)
+        for ns, bucket in self.buckets.items():
+            now_alive = written.get(ns, set())
+            for lb in bucket.alive - now_alive:
+                s = bucket.series.get(lb)
+                if s is not None and s.end < idx:
+                    s.write(idx, STALE)
+            bucket.alive = now_alive
         self._trim()
         return idx
 
@@ -171,6 +185,30 @@ class TSDB:
                 elif s.start < self.base:
                     del s.values[: self.base - s.start]
                     s.start = self.base
+
+    def write_owned(self, namespace: str, owner: str, samples: list[tuple[Labels, float]]) -> None:
+        """Series a rule produced at the latest scrape instant; the ones it stopped producing go stale."""
+        if not self.times:
+            return
+        idx = self.base + len(self.times) - 1
+        bucket = self.buckets.get(namespace)
+        if bucket is None:
+            bucket = self.buckets[namespace] = Bucket()
+        produced = set()
+        for labels, value in samples:
+            bucket.get(labels, idx).write(idx, value)
+            produced.add(labels)
+        for labels in bucket.owned.get(owner, set()) - produced:
+            s = bucket.series.get(labels)
+            if s is not None:
+                s.write(idx, STALE)
+        bucket.owned[owner] = produced
+
+    def drop_owner(self, namespace: str, owner: str) -> None:
+        self.write_owned(namespace, owner, [])
+        bucket = self.buckets.get(namespace)
+        if bucket is not None:
+            bucket.owned.pop(owner, None)
 
     def drop_namespace(self, namespace: str) -> None:
         self.buckets.pop(namespace, None)

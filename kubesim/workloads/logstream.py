@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,11 +27,7 @@ class Periodic:
     until: float | None = None
 
 
-class _Fields(dict):
-    """format_map mapping that leaves unknown placeholders as they are."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\]{}]*\])?)((?:![rsa])?)((?::[^{}]*)?)\}")
 
 
 def stable_int(*parts: Any) -> int:
@@ -39,10 +36,19 @@ def stable_int(*parts: Any) -> int:
 
 
 def render_template(template: str, fields: dict[str, Any]) -> str:
-    try:
-        return template.format_map(_Fields(fields))
-    except (ValueError, AttributeError, IndexError, KeyError, TypeError):
-        return template
+    """Fill the known ``{name}``, ``{name:spec}``, ``{name[key]}`` placeholders; leave any other
+    brace text (JSON log lines, unknown names) exactly as written."""
+
+    def sub(m: re.Match[str]) -> str:
+        name, index, conv, spec = m.groups()
+        if name not in fields:
+            return m.group(0)
+        try:
+            return ("{x" + index + conv + spec + "}").format_map({"x": fields[name]})
+        except (ValueError, AttributeError, IndexError, KeyError, TypeError):
+            return m.group(0)
+
+    return _PLACEHOLDER.sub(sub, template)
 
 
 class LogStream:

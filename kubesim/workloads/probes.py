@@ -59,7 +59,7 @@ def evaluate(sc: SyncContext, c: ContainerRuntime, kind: str, probe: dict[str, A
     handler = next((h for h in ("httpGet", "tcpSocket", "grpc", "exec") if isinstance(probe.get(h), dict)), None)
     if handler in ("httpGet", "tcpSocket", "grpc"):
         port = _port(sc, c, probe[handler].get("port"))
-        open_port = listening and port in profile.ports
+        open_port = listening and (port in profile.ports if profile.ports else port is not None)
         if handler == "httpGet":
             path = str(probe[handler].get("path") or "/")
             scheme = str(probe[handler].get("scheme") or "HTTP").lower()
@@ -91,12 +91,19 @@ def readiness_blocker(sc: SyncContext, c: ContainerRuntime, handler: str | None)
         verdict = check(sc.cluster, sc.pod, c.name)
         if verdict:
             return verdict
+    dep = unavailable_dependency(sc, c)
+    if dep is not None and handler == "httpGet":
+        return "HTTP probe failed with statuscode: 503"
+    return None
+
+
+def unavailable_dependency(sc: SyncContext, c: ContainerRuntime) -> str | None:
+    """The first of the profile's readiness dependencies without a ready endpoint."""
     run = c.run
     readiness = run.profile.readiness if run is not None and run.app else None
-    if readiness and readiness.depends_on and handler == "httpGet":
-        for dep in readiness.depends_on:
-            if not sc.service_ready(dep):
-                return "HTTP probe failed with statuscode: 503"
+    for dep in readiness.depends_on if readiness else ():
+        if not sc.service_ready(dep):
+            return dep
     return None
 
 
@@ -154,6 +161,9 @@ def tick(sc: SyncContext, c: ContainerRuntime, t: float) -> str | None:
         ps.next_tick = at_ms(t + period)
         if not quiet and message:
             sc.event(c, "Warning", "Unhealthy", f"{LABEL[kind]} probe failed: {message}")
+        dep = unavailable_dependency(sc, c) if kind == "readiness" and not quiet else None
+        if dep is not None and c.run is not None:  # the app says why it answers 503
+            c.run.stream.add(t, c.run.profile.logs.dependency_unavailable.replace("{name}", dep))
         if ps.failures >= failure_threshold:
             if kind == "readiness":
                 c.ready = False

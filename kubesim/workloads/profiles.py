@@ -3,7 +3,29 @@
 A profile answers the questions a real node answers by running the image: does the tag exist,
 how long until it listens, which paths answer, how much memory it holds and how fast that grows,
 which environment and files it insists on, what it logs, and how it exits. The kubelet reads
-profiles; tasks add their own with ``ProfileRegistry.register``.
+profiles; tasks add their own with ``ProfileRegistry.register``. Document fields (all optional
+except ``image``):
+
+    image: shop/api                # repository; docker.io/library prefixes are normalised away
+    tags: ["1.0", "1.1"]           # tags the simulated registry has ("*" = any); others → ErrImagePull
+    pull_seconds, image_size_bytes, startup_seconds, fatal_after_seconds
+    ports: [8080]                  # what tcp/http probes can reach once started (omitted: any port)
+    http_paths: ["/", "/healthz"]  # paths answering 200 (omitted: every path); others → 404
+    readiness: {path, port, depends_on: [svc | svc.ns]}   # deps need ready endpoints, else 503
+    memory: {working_set_mi, growth_mi_per_min}            # above limits.memory → OOMKilled (137)
+    cpu: {millicores}                                      # a lower CPU limit stretches start-up
+    requires_env: [NAME | {name, pattern}]                 # missing/invalid → FATAL line, exit 1
+    requires_files: [/etc/app/config.yaml]                 # from ConfigMap/Secret volume mounts
+    logs: {starting, ready, running, running_period_seconds, completion, shutdown,
+           fatal_missing_env, fatal_invalid_env, fatal_missing_file, dependency_unavailable}
+    exit_codes: {missing_env, invalid_env, missing_file, sigterm}
+    completion: {duration_seconds, exit_code}              # run-to-completion (Job) images
+    command_driven: true, default_command: [sh]            # busybox-like: behaviour from the command
+    entrypoints: [/app/api]        # binaries the image has; another command → StartError (128)
+
+Log templates may use {time}, {now:%Y/%m/%d %H:%M:%S}, {clf_time}, {pod}, {namespace},
+{container}, {pod_ip}, {node}, {image}, {tag}, {port}, {env[NAME]} and seeded randoms {ms},
+{us}, {bytes}, {rand}, {status}, {port_ephemeral}; fatal messages use {name}, {value}, {path}.
 """
 
 from __future__ import annotations

@@ -2,7 +2,11 @@
 
 The kubelet derives pod status from this state, never the other way round, which is what makes
 derived state sticky: a running container keeps the environment it started with even after its
-ConfigMap is deleted. ``cluster.runtime`` is a ``Runtime`` (a dict of pod uid → PodRuntime).
+ConfigMap is deleted. ``cluster.runtime`` is a ``Runtime``: a dict of pod uid → PodRuntime, plus
+``ips`` (pod IP → uid), ``images`` (node → pulled images), ``readiness_overrides`` /
+``readiness_checks`` (other modules' say in readiness) and the scheduler's bookkeeping. Other
+modules read ``PodRuntime.container(name).run`` (a ``behaviour.Run``: env, files, stream,
+started_at, listen_at, memory_limit) while ``phase == "running"``; only the kubelet writes.
 """
 
 from __future__ import annotations

@@ -123,8 +123,9 @@ class Scheduler:
         if namespace == "":
             return
         now = cluster.now_s()
-        pending = [p for p in cluster.store.list(PODS, namespace) if self._wants_scheduling(p)
-                   and self._due(cluster, p, now)]
+        waiting = [p for p in cluster.store.list(PODS, namespace) if self._wants_scheduling(p)]
+        self._forget_gone(cluster, namespace, {p["metadata"].get("uid") for p in waiting})
+        pending = [p for p in waiting if self._due(cluster, p, now)]
         if not pending:
             return
         nodes = cluster.store.list(NODES)
@@ -133,6 +134,13 @@ class Scheduler:
                                     p["metadata"].get("creationTimestamp", ""), p["metadata"]["name"]))
         for pod in pending:
             self._schedule(cluster, pod, nodes, usage)
+
+    @staticmethod
+    def _forget_gone(cluster: Any, namespace: str, waiting: set[Any]) -> None:
+        """Drop the bookkeeping of pods that were deleted (or bound elsewhere) while unschedulable."""
+        scheduling = cluster.runtime.scheduling
+        for uid in [u for u, e in scheduling.items() if e[2] == namespace and u not in waiting]:
+            del scheduling[uid]
 
     def _due(self, cluster: Any, pod: dict[str, Any], now: float) -> bool:
         entry = cluster.runtime.scheduling.get(pod["metadata"].get("uid", ""))

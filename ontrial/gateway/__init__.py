@@ -2,7 +2,7 @@
 
 from .audit import AuditEntry, AuditLog
 from .budget import Budget, BudgetExceeded
-from .context import ToolError
+from .context import ToolError, TrialExtras
 from .gateway import ToolCallRecorder, ToolGateway, ToolResult
 from .invariants import Action, ForbiddenRule, Invariants
 from .output import MAX_OUTPUT_BYTES, bound
@@ -11,5 +11,5 @@ from .tools import TOOL_SPECS, TOOLS, ToolParam, ToolSpec, tool_definitions
 __all__ = [
     "Action", "AuditEntry", "AuditLog", "Budget", "BudgetExceeded", "ForbiddenRule", "Invariants",
     "MAX_OUTPUT_BYTES", "TOOLS", "TOOL_SPECS", "ToolCallRecorder", "ToolError", "ToolGateway", "ToolParam",
-    "ToolResult", "ToolSpec", "bound", "tool_definitions",
+    "ToolResult", "ToolSpec", "TrialExtras", "bound", "tool_definitions",
 ]

@@ -19,10 +19,10 @@ from ..sandbox.clock import Waiter
 from ..sandbox.rest import KubeError, KubeRest
 from .audit import AuditLog
 from .budget import Budget
-from .context import ToolContext, ToolError, kube_error_text
+from .context import ToolContext, ToolError, TrialExtras, kube_error_text
 from .invariants import Action, Invariants
 from .output import MAX_OUTPUT_BYTES, bound
-from .tools import TOOLS, ToolSpec, tool_definitions
+from .tools import ALL_TOOLS, TOOLS, ToolSpec, tool_definitions
 
 log = structlog.get_logger(__name__)
 
@@ -51,10 +51,12 @@ class ToolGateway:
                  budget: Budget, audit: AuditLog, *, actor: str = "agent", recorder: ToolCallRecorder | None = None,
                  waiter: Waiter | None = None, seconds_per_step: float = 0.0,
                  sim_clock: Callable[[], Awaitable[float | None]] | None = None,
-                 max_output: int = MAX_OUTPUT_BYTES, request_timeout: float = 30.0):
+                 max_output: int = MAX_OUTPUT_BYTES, request_timeout: float = 30.0,
+                 extras: TrialExtras | None = None):
         """``waiter`` + ``seconds_per_step``: on kubesim, let cluster time pass after each call, so a
         frozen simulated clock still moves as the agent works (deterministically, per step).
-        ``sim_clock``: reads the cluster's simulated time for audit entries (kubesim)."""
+        ``sim_clock``: reads the cluster's simulated time for audit entries (kubesim).
+        ``extras``: alerts, runbooks and the metrics source behind the non-Kubernetes read tools."""
         self.rest = api_client_for_agent if isinstance(api_client_for_agent, KubeRest) else \
             KubeRest(api_client_for_agent, timeout=request_timeout)
         self.namespace = namespace
@@ -68,10 +70,21 @@ class ToolGateway:
         self.seconds_per_step = seconds_per_step
         self.sim_clock = sim_clock
         self.max_output = max_output
+        self.extras = extras or TrialExtras()
+        self._cache: dict[str, Any] = {}
 
-    @staticmethod
-    def definitions() -> list[dict[str, Any]]:
-        return tool_definitions()
+    def tool_names(self) -> list[str]:
+        """The tools this trial offers: the Kubernetes tools, alerts, and metrics/runbooks when available."""
+        names = [*TOOLS, "get_alerts"]
+        if self.extras.prometheus:
+            names.append("query_metrics")
+        if self.extras.runbooks:
+            names.append("get_runbook")
+        return [n for n in ALL_TOOLS if n in names]
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Name, description, JSON Schema of each tool on offer (model tool-calling, MCP listings)."""
+        return tool_definitions(self.tool_names())
 
     def report_usage(self, input_tokens: int = 0, output_tokens: int = 0, cost_usd: float = 0.0,
                      model: str | None = None) -> None:
@@ -90,18 +103,23 @@ class ToolGateway:
         t0 = time.monotonic()
         result, action = await self._run(tool, args)
         elapsed_ms = (time.monotonic() - t0) * 1000
-        sim_seconds = await self._sim_seconds()
+        sim_seconds = await self.sim_seconds()
         outcome = "blocked" if result.blocked else ("ok" if result.ok else "error")
         self.audit.record(actor=self.actor, tool=tool, args=args, action=action, result=outcome,
                           violation=result.violation, error=None if result.ok else result.output[:500],
                           duration_ms=elapsed_ms, sim_seconds=sim_seconds)
         if self.recorder:
             self.recorder.tool_result(call_id, tool, result)
-        if self.waiter is not None and self.seconds_per_step > 0:
-            await self.waiter.pass_time(self.seconds_per_step)
+        await self.pass_step_time()
         return result
 
-    async def _sim_seconds(self) -> float | None:
+    async def pass_step_time(self) -> None:
+        """After a step (a tool call, a kubectl command through the proxy): let cluster time pass (kubesim)."""
+        if self.waiter is not None and self.seconds_per_step > 0:
+            await self.waiter.pass_time(self.seconds_per_step)
+
+    async def sim_seconds(self) -> float | None:
+        """The cluster's simulated time for audit entries, or None (real clusters, or unreadable)."""
         if self.sim_clock is None:
             return None
         try:
@@ -110,9 +128,9 @@ class ToolGateway:
             return None
 
     async def _run(self, tool: str, args: dict[str, Any]) -> tuple[ToolResult, Action | None]:
-        spec: ToolSpec | None = TOOLS.get(tool)
-        if spec is None:
-            return ToolResult(False, f"error: unknown tool {tool!r}; tools: {', '.join(TOOLS)}"), None
+        spec: ToolSpec | None = ALL_TOOLS.get(tool)
+        if spec is None or tool not in self.tool_names():
+            return ToolResult(False, f"error: unknown tool {tool!r}; tools: {', '.join(self.tool_names())}"), None
         try:
             clean = spec.validate(args)
         except ToolError as e:
@@ -124,7 +142,7 @@ class ToolGateway:
             log.info("gateway.blocked", tool=tool, violation=violation)
             return ToolResult(False, f"blocked by policy: {violation}", blocked=True, violation=violation), action
         try:
-            output = await spec.handler(ToolContext(self.rest, target), clean)
+            output = await spec.handler(ToolContext(self.rest, target, self.extras, self._cache), clean)
             result = ToolResult(True, bound(output, self.max_output, spec.keep), violation=violation)
         except ToolError as e:
             result = ToolResult(False, bound(str(e), self.max_output), violation=violation)

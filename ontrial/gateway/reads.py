@@ -102,8 +102,12 @@ async def get_events(ctx: ToolContext, args: dict[str, Any]) -> str:
     if name:
         events = [e for e in events
                   if (n := (e.get("involvedObject") or {}).get("name", "")) == name or n.startswith(name + "-")]
+    kind = str(args.get("type") or "")
+    if kind:
+        events = [e for e in events if str(e.get("type", "")).lower() == kind.lower()]
     if not events:
-        return f"No events found in {ctx.namespace} namespace" + (f" for {name}." if name else ".")
+        what = " ".join(x for x in (kind, f"for {name}" if name else "") if x)
+        return f"No events found in {ctx.namespace} namespace" + (f" ({what})." if what else ".")
     for e in events:
         obj = e.get("involvedObject") or {}
         e["message"] = f"{obj.get('kind', '')}/{obj.get('name', '')}: {e.get('message', '')}"

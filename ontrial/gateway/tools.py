@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Literal
 
 from ..sandbox.kinds import resource_name
-from . import reads, writes
+from . import observability, reads, writes
 from .context import ToolContext, ToolError
 from .invariants import Action
 
@@ -141,9 +141,10 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
               _p("label_selector", "string", "label selector, e.g. app=api")), _plan_get, reads.get_resources),
     ToolSpec("describe", "Describe one object like kubectl describe: container state, last state, exit codes, "
              "restarts, conditions and recent events.", (KIND, NAME), _on("get"), reads.describe),
-    ToolSpec("get_events", "Recent events in the namespace, optionally only those about objects named "
-             "name (or name-*).", (_p("name", "string", "object name prefix"),),
-             _on("list", kind="events", name_arg=None), reads.get_events),
+    ToolSpec("get_events", "Recent events in the namespace, oldest first, optionally only those about objects "
+             "named name (or name-*) and/or of one type (Warning or Normal).",
+             (_p("name", "string", "object name prefix"), _p("type", "string", "Warning or Normal")),
+             _on("list", kind="events", name_arg=None), reads.get_events, keep="tail"),
     ToolSpec("get_logs", "Logs of a pod's container (or of a pod of deployment/NAME); previous=true gives the "
              "last terminated container's logs.",
              (_p("pod", "string", "pod name, or kind/name such as deployment/api", True),
@@ -179,9 +180,30 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
              _plan_apply, writes.apply, mutating=True),
 )
 
-TOOLS: dict[str, ToolSpec] = {t.name: t for t in TOOL_SPECS}
+# Beyond the cluster objects: metrics, alerts, runbooks (offered when the trial has a source for them).
+EXTRA_TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec("query_metrics", "Run a PromQL query against the cluster's metrics (Prometheus HTTP API): an "
+             "instant query, or a range query over the last range_minutes. Examples: "
+             "sum by (service, code) (rate(http_requests_total[5m])), "
+             "container_memory_working_set_bytes, kube_pod_container_status_restarts_total.",
+             (_p("query", "string", "the PromQL expression", True),
+              _p("range_minutes", "integer", "make it a range query over the last N minutes"),
+              _p("step_seconds", "integer", "range query resolution (default: about 60 points)")),
+             lambda args, ns: Action("get", "prometheus/query", _ns(args, ns)), observability.query_metrics),
+    ToolSpec("get_alerts", "The alerts that fired for this incident, plus any currently firing.", (),
+             lambda args, ns: Action("list", "alerts", _ns(args, ns)), observability.get_alerts),
+    ToolSpec("get_runbook", "List the team's runbooks, or read one by name.",
+             (_p("name", "string", "runbook name (omit to list them)"),),
+             lambda args, ns: Action("get", "runbooks", _ns(args, ns), args.get("name")), observability.get_runbook),
+)
+
+TOOLS: dict[str, ToolSpec] = {t.name: t for t in TOOL_SPECS}  # the Kubernetes tools every trial has
+ALL_TOOLS: dict[str, ToolSpec] = {t.name: t for t in (*TOOL_SPECS, *EXTRA_TOOL_SPECS)}
 
 
-def tool_definitions() -> list[dict[str, Any]]:
-    """Name, description and JSON Schema of every tool (for model tool-calling and MCP listings)."""
-    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema()} for t in TOOL_SPECS]
+def tool_definitions(names: Any = None) -> list[dict[str, Any]]:
+    """Name, description and JSON Schema of each tool (all, or those in ``names``, in registry order),
+    for model tool-calling and MCP listings."""
+    wanted = set(names) if names is not None else None
+    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema()}
+            for t in ALL_TOOLS.values() if wanted is None or t.name in wanted]

@@ -34,6 +34,7 @@ class _Api:
         self.client = client
         self.namespace = namespace
         self.timeout = timeout
+        self.prometheus = KUBESIM_PROMETHEUS.format(namespace=namespace)
 
     def get(self, kind: str, name: str) -> dict[str, Any] | None:
         return self._get(kind_info(kind).path(self.namespace, quote(name, safe="")))
@@ -43,7 +44,11 @@ class _Api:
         body = self._get(KINDS[kind].path(self.namespace), query)
         return list((body or {}).get("items") or [])
 
-    def _get(self, path: str, query: list[tuple[str, str]] | None = None) -> dict[str, Any] | None:
+    def query(self, promql: str) -> tuple[int, dict[str, Any] | None]:
+        """(HTTP status, body) of an instant query; 4xx answers are returned, not raised."""
+        return self._get(f"{self.prometheus}/api/v1/query", [("query", promql)], keep_client_errors=True)
+
+    def _get(self, path: str, query: list[tuple[str, str]] | None = None, keep_client_errors: bool = False) -> Any:
         try:
             request = self.client.param_serialize("GET", path, query_params=query or [],
                                                   header_params={"Accept": "application/json"},
@@ -52,20 +57,33 @@ class _Api:
             response.read()
         except Exception as exc:  # urllib3/ssl/socket errors all mean the same here
             raise InfraError(f"checks: GET {path} failed: {exc}", transient=True) from exc
+        if keep_client_errors and 400 <= response.status < 500:
+            try:
+                return response.status, json.loads(response.data)
+            except ValueError:
+                return response.status, None
         if response.status == 404:
             return None
         if not 200 <= response.status < 300:
             raise InfraError(f"checks: GET {path} answered {response.status}", transient=response.status >= 500)
         try:
-            return json.loads(response.data)
+            body = json.loads(response.data)
         except ValueError as exc:
             raise InfraError(f"checks: GET {path} returned malformed JSON", transient=True) from exc
+        return (response.status, body) if keep_client_errors else body
 
 
-def run_checks(api_client: ApiClient, namespace: str,
-               checks: Iterable[OutcomeCheck | Mapping[str, Any]]) -> list[CheckResult]:
-    """Evaluate each check against ``namespace``; results keep the task's order."""
+KUBESIM_PROMETHEUS = "/kubesim/v1/namespaces/{namespace}/prometheus"
+
+
+def run_checks(api_client: ApiClient, namespace: str, checks: Iterable[OutcomeCheck | Mapping[str, Any]],
+               *, prometheus: str | None = None) -> list[CheckResult]:
+    """Evaluate each check against ``namespace``; results keep the task's order.
+
+    ``prometheus``: the Prometheus HTTP API prefix ``metric`` checks query, a path on the API server
+    (default: kubesim's namespace-scoped API, ``{namespace}`` is filled in)."""
     api = _Api(api_client, namespace)
+    api.prometheus = (prometheus or KUBESIM_PROMETHEUS).format(namespace=namespace)
     results = []
     for check in checks:
         check = check if isinstance(check, OutcomeCheck) else OutcomeCheck.model_validate(check)
@@ -209,6 +227,61 @@ def _quantity_at_least(api: _Api, spec: CheckSpec) -> tuple[bool, str]:
     return ok, f"{spec.path} = {value}" + ("" if ok else f", want at least {spec.value}")
 
 
+def _field_in(api: _Api, spec: CheckSpec) -> tuple[bool, str]:
+    value, problem = _field(api, spec)
+    if problem:
+        return False, problem
+    ok = value in spec.values
+    return ok, f"{spec.path} = {value!r}" + ("" if ok else f", want one of {spec.values!r}")
+
+
+def _field_not_in(api: _Api, spec: CheckSpec) -> tuple[bool, str]:
+    obj = api.get(spec.kind, spec.name)
+    if obj is None:
+        return False, f"{spec.kind} {spec.name} not found"
+    value = resolve_path(obj, spec.path)
+    if value is _MISSING:
+        return True, f"{spec.path} is not set"
+    ok = value not in spec.values
+    return ok, f"{spec.path} = {value!r}" + ("" if ok else " (one of the values it must not be)")
+
+
+def _samples(data: dict[str, Any]) -> list[tuple[str, float]]:
+    """(series, value) pairs of an instant query's ``data`` (scalar or vector)."""
+    kind, result = data.get("resultType"), data.get("result")
+    if kind == "scalar" and isinstance(result, list) and len(result) == 2:
+        return [("scalar", float(result[1]))]
+    out = []
+    for item in (result or []) if kind == "vector" else []:
+        labels = item.get("metric") or {}
+        name = labels.get("__name__", "") + "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())
+                                                           if k != "__name__") + "}"
+        out.append((name, float(item["value"][1])))
+    return out
+
+
+def _metric(api: _Api, spec: CheckSpec) -> tuple[bool, str]:
+    status, body = api.query(spec.query)
+    if status == 404 or body is None:
+        return False, f"no metrics source answered ({api.prometheus})"
+    if status >= 400 or body.get("status") != "success":
+        return False, f"query failed: {body.get('errorType', status)}: {body.get('error', '')}".rstrip(": ")
+    try:
+        samples = _samples(body.get("data") or {})
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False, "query returned a malformed result"
+    if not samples:
+        return spec.empty == "pass", "the query returned no sample"
+    low = spec.min if spec.min is not None else float("-inf")
+    high = spec.max if spec.max is not None else float("inf")
+    bad = [(name, v) for name, v in samples if not low <= v <= high]
+    if bad:
+        name, v = bad[0]
+        return False, f"{name} = {v:g}, want within [{low:g}, {high:g}]" + (
+            f" (+{len(bad) - 1} more)" if len(bad) > 1 else "")
+    return True, f"{len(samples)} sample(s) within [{low:g}, {high:g}]"
+
+
 def _exists(api: _Api, spec: CheckSpec) -> tuple[bool, str]:
     found = api.get(spec.kind, spec.name) is not None
     return found, f"{spec.kind} {spec.name} {'exists' if found else 'not found'}"
@@ -225,6 +298,9 @@ _EVALUATORS = {
     "field_equals": _field_equals,
     "field_set": _field_set,
     "quantity_at_least": _quantity_at_least,
+    "field_in": _field_in,
+    "field_not_in": _field_not_in,
+    "metric": _metric,
     "exists": _exists,
     "not_exists": _not_exists,
     "no_crashloop": _no_crashloop,

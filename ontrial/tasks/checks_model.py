@@ -6,7 +6,7 @@ The grader (``ontrial.graders.checks``) evaluates them; this module only fixes t
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -127,6 +127,43 @@ class QuantityAtLeast(ObjectRef):
         return value
 
 
+class FieldIn(ObjectRef):
+    """The field holds one of ``values`` (several fixes can be right: a rollback or a forward fix)."""
+
+    path: str = Field(min_length=1)
+    values: list[Any] = Field(min_length=1)
+
+    check_path = field_validator("path")(_valid_path)
+
+
+class FieldNotIn(ObjectRef):
+    """The field holds none of ``values`` (e.g. the defective image tag is gone); an unset field passes,
+    a missing object fails."""
+
+    path: str = Field(min_length=1)
+    values: list[Any] = Field(min_length=1)
+
+    check_path = field_validator("path")(_valid_path)
+
+
+class Metric(CheckSpec):
+    """A PromQL instant query on the trial namespace's metrics: every returned sample within
+    [min, max]. ``empty`` says what a query returning no sample means (``fail`` by default)."""
+
+    query: str = Field(min_length=1)
+    min: float | None = None
+    max: float | None = None
+    empty: Literal["pass", "fail"] = "fail"
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "Metric":
+        if self.min is None and self.max is None:
+            raise PydanticCustomError("metric_bounds", "give min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise PydanticCustomError("metric_bounds", "min must not exceed max")
+        return self
+
+
 class NoCrashloop(CheckSpec):
     selector: str = Field(min_length=1)
 
@@ -142,10 +179,13 @@ CHECK_TYPES: dict[str, type[CheckSpec]] = {
     "field_equals": FieldEquals,
     "field_set": FieldSet,
     "quantity_at_least": QuantityAtLeast,
+    "field_in": FieldIn,
+    "field_not_in": FieldNotIn,
     "exists": ObjectRef,
     "not_exists": ObjectRef,
     "no_crashloop": NoCrashloop,
     "replicas_at_least": ReplicasAtLeast,
+    "metric": Metric,
 }
 
 
@@ -158,10 +198,13 @@ class OutcomeCheck(BaseModel):
     field_equals: FieldEquals | None = None
     field_set: FieldSet | None = None
     quantity_at_least: QuantityAtLeast | None = None
+    field_in: FieldIn | None = None
+    field_not_in: FieldNotIn | None = None
     exists: ObjectRef | None = None
     not_exists: ObjectRef | None = None
     no_crashloop: NoCrashloop | None = None
     replicas_at_least: ReplicasAtLeast | None = None
+    metric: Metric | None = None
 
     @model_validator(mode="before")
     @classmethod

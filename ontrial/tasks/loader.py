@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .model import Task
 from .problems import TaskFileError, TaskProblem
-from .semantics import check_manifest, check_profile, check_task
+from .semantics import check_manifest, check_profile, check_rule_file, check_task
 from .yamlpos import Located, YamlSyntaxError, format_path, load_all_located, load_located
 
 TASK_FILE_NAME = "task.yaml"
@@ -105,8 +105,12 @@ def collect(path: str | os.PathLike[str]) -> tuple[Task | None, list[TaskProblem
     profile_problems: list[TaskProblem] = []
     objects = _load_refs(task, source, display, located, "manifests", check_manifest, files, manifest_problems)
     profiles = _load_refs(task, source, display, located, "profiles", check_profile, files, profile_problems)
-    ref_problems = manifest_problems + profile_problems
-    findings = check_task(task, None if manifest_problems else objects)
+    rule_problems: list[TaskProblem] = []
+    groups = _load_refs(task, source, display, located, "alert_rules", check_rule_file, files, rule_problems)
+    groups = [g for doc in groups for g in doc.get("groups") or []]
+    runbooks = _load_runbooks(task, source, display, located, files, rule_problems)
+    ref_problems = manifest_problems + profile_problems + rule_problems
+    findings = check_task(task, None if manifest_problems else objects, groups)
     own = [TaskProblem(display, located.line_of(path), format_path(path), msg) for path, msg in findings]
     problems = sorted(own, key=lambda p: (p.line or 0, p.field)) + ref_problems
     if problems:
@@ -114,6 +118,8 @@ def collect(path: str | os.PathLike[str]) -> tuple[Task | None, list[TaskProblem
     task._source = source
     task._objects = objects
     task._profiles = profiles
+    task._rule_groups = groups
+    task._runbooks = runbooks
     task._files = files
     return task, []
 
@@ -153,6 +159,36 @@ def _load_refs(task: Task, source: Path, display: str, located: Located, field: 
                 problems += [TaskProblem(shown, doc.line_of(prefix + p), format_path(prefix + p), m) for p, m in found]
                 if not found:
                     out.append(item)
+    return out
+
+
+def _load_runbooks(task: Task, source: Path, display: str, located: Located, files: dict[str, bytes],
+                   problems: list[TaskProblem]) -> dict[str, str]:
+    """``app.runbooks`` files as name (file name without extension) → text."""
+    out: dict[str, str] = {}
+    for index, rel in enumerate(task.app.runbooks):
+        path = ("app", "runbooks", index)
+        line = located.line_of(path)
+        target = source.parent / rel
+        if os.path.isabs(rel):
+            problems.append(TaskProblem(display, line, format_path(path), "must be a path relative to the task file"))
+            continue
+        try:
+            raw = target.read_bytes()
+            text = raw.decode("utf-8")
+        except FileNotFoundError:
+            shown = os.path.normpath(os.path.join(os.path.dirname(display), rel))
+            problems.append(TaskProblem(display, line, format_path(path), f"file not found: {shown}"))
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(TaskProblem(display, line, format_path(path), f"cannot read {rel}: {exc}"))
+            continue
+        name = target.stem
+        if name in out:
+            problems.append(TaskProblem(display, line, format_path(path), f"a second runbook named {name!r}"))
+            continue
+        files[os.path.normpath(rel)] = raw
+        out[name] = text
     return out
 
 

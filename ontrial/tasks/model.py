@@ -53,6 +53,8 @@ class Slices(BaseModel):
 class AppSpec(Strict):
     manifests: list[str] = Field(min_length=1, description="Kubernetes YAML files, relative to the task file")
     profiles: list[str] = Field(default_factory=list, description="kubesim workload profile files")
+    alert_rules: list[str] = Field(default_factory=list, description="Prometheus rule files (alerting rules)")
+    runbooks: list[str] = Field(default_factory=list, description="runbooks the agent may read (text files)")
 
 
 class PatchStep(Strict):
@@ -162,6 +164,8 @@ class Alert(Strict):
 
 class Trigger(Strict):
     alert: Alert
+    fire_within_seconds: float = Field(default=600.0, gt=0, description="bound on waiting for the alert to fire "
+                                       "after the fault (where an alerting rule of that name is registered)")
 
 
 class GroundTruth(Strict):
@@ -243,6 +247,8 @@ class Task(Strict):
     _source: Path | None = PrivateAttr(default=None)
     _objects: list[dict[str, Any]] = PrivateAttr(default_factory=list)
     _profiles: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+    _rule_groups: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+    _runbooks: dict[str, str] = PrivateAttr(default_factory=dict)
     _files: dict[str, bytes] = PrivateAttr(default_factory=dict)
 
     @field_validator("id")
@@ -288,6 +294,27 @@ class Task(Strict):
     def profiles(self) -> list[dict[str, Any]]:
         """The kubesim workload profiles the app needs (fresh copies)."""
         return copy.deepcopy(self._profiles)
+
+    def alert_rules(self) -> dict[str, Any] | None:
+        """The app's alerting rules as one Prometheus rule file (``{"groups": [...]}``), None without any."""
+        return {"groups": copy.deepcopy(self._rule_groups)} if self._rule_groups else None
+
+    def alert_rule_names(self) -> list[str]:
+        return [r["alert"] for g in self._rule_groups for r in g.get("rules") or [] if r.get("alert")]
+
+    @property
+    def runbooks(self) -> dict[str, str]:
+        """Runbook name (file name without extension) → text; agents may read these (a fresh copy)."""
+        return dict(self._runbooks)
+
+    @property
+    def alerting_service(self) -> str | None:
+        """The service the trigger alert names (its ``service``/``deployment``/... label)."""
+        labels = self.trigger.alert.labels
+        for key in ("service", "deployment", "job", "app", "container"):
+            if labels.get(key):
+                return labels[key]
+        return None
 
     def referenced_files(self) -> dict[str, bytes]:
         """Content of the task file and every file it references, keyed by path relative to the task dir."""

@@ -17,7 +17,7 @@ from .yamlpos import Path
 TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "get_resources": (("kind",), ("name", "label_selector")),
     "describe": (("kind", "name"), ()),
-    "get_events": ((), ("name",)),
+    "get_events": ((), ("name", "type")),
     "get_logs": (("pod",), ("container", "previous", "tail")),
     "scale": (("kind", "name", "replicas"), ()),
     "rollout_undo": (("deployment",), ("to_revision",)),
@@ -27,6 +27,9 @@ TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "patch": (("kind", "name", "patch"), ("patch_type",)),
     "delete": (("kind", "name"), ()),
     "apply": (("manifest",), ()),
+    "query_metrics": (("query",), ("range_minutes", "step_seconds")),
+    "get_alerts": ((), ()),
+    "get_runbook": ((), ("name",)),
 }
 COMMON_TOOL_ARGS = ("namespace",)
 
@@ -36,9 +39,12 @@ Finding = tuple[Path, str]
 def tool_signatures() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """The tools agents get, from the gateway's catalogue (or the table above without it)."""
     try:
-        from ..gateway.tools import TOOLS
+        from ..gateway.tools import ALL_TOOLS as TOOLS
     except ImportError:
-        return TOOL_ARGS
+        try:
+            from ..gateway.tools import TOOLS
+        except ImportError:
+            return TOOL_ARGS
     return {name: (tuple(p.name for p in spec.params if p.required),
                    tuple(p.name for p in spec.params if not p.required and p.name not in COMMON_TOOL_ARGS))
             for name, spec in TOOLS.items()}
@@ -50,14 +56,20 @@ def object_keys(objects: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(o.get("kind", ""), (o.get("metadata") or {}).get("name", "")) for o in objects}
 
 
-def check_task(task: Task, objects: list[dict[str, Any]] | None) -> list[Finding]:
+def check_task(task: Task, objects: list[dict[str, Any]] | None,
+               rule_groups: list[dict[str, Any]] | None = None) -> list[Finding]:
     """Cross-reference findings for a schema-valid task whose app objects are ``objects``.
 
     ``objects`` None means the manifests could not be read: only the checks that need no app run.
+    ``rule_groups``: the groups of the app's alert rule files (the trigger must name one of their alerts).
     """
     findings: list[Finding] = []
     if task.category != "no_fault" and not task.fault.steps and not task.fault.chaos_mesh:
         findings.append((("fault", "steps"), "empty: only no_fault tasks may inject nothing"))
+    alerts = [r.get("alert") for g in rule_groups or [] for r in g.get("rules") or [] if r.get("alert")]
+    if alerts and task.trigger.alert.name not in alerts:
+        findings.append((("trigger", "alert", "name"), f"no alerting rule named {task.trigger.alert.name!r} in "
+                         f"app.alert_rules (rules: {', '.join(sorted(set(alerts)))})"))
     if objects is None:
         return findings + _reference_tools(task)
     known = object_keys(objects)
@@ -100,7 +112,7 @@ def _check_targets(task: Task, known: set[tuple[str, str]]) -> list[Finding]:
         if check.type in ("rollout_complete", "replicas_at_least"):
             if ("Deployment", spec.deployment) not in known:
                 out.append((path + ("deployment",), _describe_missing("Deployment", spec.deployment)))
-        elif check.type in ("field_equals", "field_set", "quantity_at_least"):
+        elif check.type in ("field_equals", "field_set", "quantity_at_least", "field_in", "field_not_in"):
             if (spec.kind, spec.name) not in known:
                 out.append((path + ("name",), _describe_missing(spec.kind, spec.name)))
     return out
@@ -171,17 +183,44 @@ def check_manifest(doc: Any) -> list[Finding]:
 
 
 def check_profile(doc: Any) -> list[Finding]:
-    """A kubesim workload profile, validated by kubesim's own parser when it is importable."""
+    """A kubesim workload profile, validated by kubesim's own parsers when they are importable
+    (the workload part, and the ``telemetry`` section by kubesim's telemetry)."""
     if not isinstance(doc, dict):
         return [((), "a workload profile must be a mapping")]
     try:
         from kubesim.workloads.profiles import ProfileError, parse_profile
     except ImportError:  # a real-cluster install without kubesim: the images must exist there anyway
         return [] if isinstance(doc.get("image"), str) and doc.get("image") else [(("image",), "required")]
+    workload = {k: v for k, v in doc.items() if k != "telemetry"}
     try:
-        parse_profile(doc)
+        profile = parse_profile(workload)
     except ProfileError as exc:
         return [(_parse_field_path(exc.field), exc.problem)]
+    if "telemetry" not in doc:
+        return []
+    try:
+        from kubesim.telemetry.behaviour import parse_behaviour
+    except ImportError:
+        return []
+    try:
+        parse_behaviour(profile.image, profile.tags, doc["telemetry"], profile.ports)
+    except ProfileError as exc:
+        return [(_parse_field_path(exc.field), exc.problem)]
+    return []
+
+
+def check_rule_file(doc: Any) -> list[Finding]:
+    """A Prometheus rule file (``groups: [...]``), validated by kubesim's rule parser when importable."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("groups"), list):
+        return [((), 'a rule file must be a mapping with a "groups" list')]
+    try:
+        from kubesim.telemetry.rules import RuleError, parse_rule_file
+    except ImportError:
+        return []
+    try:
+        parse_rule_file(doc)
+    except RuleError as exc:
+        return [(("groups",), str(exc))]
     return []
 
 

@@ -59,7 +59,8 @@ def test_yaml_bodies_are_accepted(http, namespace):
 
 
 def test_protobuf_and_unknown_media_types_are_415(http, namespace):
-    body = assert_status(http.post("/api/v1/namespaces", content=b"k8s\x00\n\x0f\n\x02v1\x12\tNamespace",
+    pod = b"k8s\x00\n\x09\n\x02v1\x12\x03Pod\x12\x00"  # protobuf is decoded only for kubectl's typed kinds
+    body = assert_status(http.post(f"/api/v1/namespaces/{namespace}/pods", content=pod,
                                    headers={"Content-Type": PROTOBUF}), 415, "UnsupportedMediaType")
     assert "protobuf" in body["message"] and "application/json" in body["message"]
     http.post(cm_path(namespace), json={"metadata": {"name": "p"}})

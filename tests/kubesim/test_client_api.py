@@ -369,3 +369,64 @@ def test_discovery_documents(kubesim_server):
     for path in ("/healthz", "/readyz", "/livez"):
         assert httpx.get(kubesim_server.url + path).text == "ok"
 
+
+
+def test_watch_prefix_path_and_single_object_watch(kubesim_server, core_v1, namespace):
+    core_v1.create_namespaced_config_map(namespace, cm("one"))
+    core_v1.create_namespaced_config_map(namespace, cm("two"))
+    resp = httpx.get(f"{kubesim_server.url}/api/v1/watch/namespaces/{namespace}/configmaps/two",
+                     params={"timeoutSeconds": "0"}, headers={"Authorization": f"Bearer {kubesim_server.admin_token}"})
+    events = [json.loads(line) for line in resp.text.splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "two")]
+
+
+def test_server_side_apply_accepts_yaml_and_updates(kubesim_server, namespace):
+    url = f"{kubesim_server.url}/api/v1/namespaces/{namespace}/configmaps/ssa"
+    headers = {"Authorization": f"Bearer {kubesim_server.admin_token}", "Content-Type": "application/apply-patch+yaml"}
+    body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: '1'\n"
+    first = httpx.patch(url, params={"fieldManager": "t"}, content=body, headers=headers)
+    assert first.status_code == 201 and first.json()["data"] == {"a": "1"}
+    again = httpx.patch(url, params={"fieldManager": "t", "force": "true"}, content=body.replace(b"'1'", b"'2'"),
+                        headers=headers)
+    assert again.status_code == 200 and again.json()["data"] == {"a": "2"}
+
+
+def test_orphan_deletion_keeps_dependents(kubesim_server, apps_v1, namespace):
+    apps_v1.create_namespaced_deployment(namespace, deployment("orphans", 1))
+    kubesim_server.advance(5)
+    (rs,) = apps_v1.list_namespaced_replica_set(namespace).items
+    apps_v1.delete_namespaced_deployment("orphans", namespace, propagation_policy="Orphan")
+    kubesim_server.advance(5)
+    kept = apps_v1.read_namespaced_replica_set(rs.metadata.name, namespace)
+    assert not kept.metadata.owner_references
+    with pytest.raises(ApiException) as err:
+        apps_v1.read_namespaced_deployment("orphans", namespace)
+    assert err.value.status == 404
+
+
+def test_status_put_and_namespace_finalize(kubesim_server, core_v1, namespace):
+    svc = core_v1.create_namespaced_service(namespace, client.V1Service(
+        metadata=client.V1ObjectMeta(name="st"), spec=client.V1ServiceSpec(ports=[client.V1ServicePort(port=80)])))
+    svc.status = client.V1ServiceStatus(load_balancer=client.V1LoadBalancerStatus(
+        ingress=[client.V1LoadBalancerIngress(hostname="lb.example")]))
+    svc.spec.ports[0].port = 99  # ignored by the status endpoint
+    put = core_v1.replace_namespaced_service_status("st", namespace, svc)
+    assert put.status.load_balancer.ingress[0].hostname == "lb.example" and put.spec.ports[0].port == 80
+    ns = core_v1.read_namespace(namespace)
+    assert ns.spec.finalizers == ["kubernetes"]
+    ns.spec.finalizers = []
+    finalized = core_v1.replace_namespace_finalize(namespace, ns)
+    assert not finalized.spec.finalizers
+
+
+def test_cluster_wide_deletecollection_is_not_a_route(kubesim_server):
+    resp = httpx.delete(f"{kubesim_server.url}/api/v1/configmaps",
+                        headers={"Authorization": f"Bearer {kubesim_server.admin_token}"})
+    assert resp.status_code == 405 and resp.json()["reason"] == "MethodNotAllowed"
+
+
+def test_dry_run_delete_keeps_the_object(core_v1, namespace):
+    core_v1.create_namespaced_config_map(namespace, cm("stay"))
+    core_v1.delete_namespaced_config_map("stay", namespace, dry_run="All")
+    core_v1.delete_namespaced_config_map("stay", namespace, body=client.V1DeleteOptions(dry_run=["All"]))
+    assert core_v1.read_namespaced_config_map("stay", namespace).metadata.name == "stay"

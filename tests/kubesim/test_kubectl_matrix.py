@@ -117,7 +117,8 @@ def test_get_watch_streams_table_rows(kubectl, sim, app):
         assert header(lines[0]) == POD_COLUMNS, lines
         kubectl.ok("scale", "deploy/web", "--replicas=3")
         sim.advance(10)
-        lines += reader.until(lambda ls: any(ln.split()[0] not in before and "Running" in ln for ln in ls))
+        lines += reader.until(lambda ls: any(ln.split()[0] not in before and re.search(r"\s1/1\s+Running\s", ln)
+                                             for ln in ls))
     finally:
         proc.kill()
         proc.wait()
@@ -145,6 +146,7 @@ def test_logs_tail_deploy_and_previous(kubectl, sim, app):
     assert "listening on :8080" in kubectl.ok("logs", pod)
     assert "listening on :8080" in kubectl.ok("logs", pod, "-c", "web")
     assert len(kubectl.ok("logs", "deploy/web", "--tail=1").splitlines()) == 1
+    assert kubectl.ok("logs", "-l", "app=web").count("listening on :8080") == 2
     r = kubectl.fails("logs", pod, "--previous")
     assert f'previous terminated container "web" in pod "{pod}" not found' in r.err, r.describe()
     kubectl.ok("set", "env", "deploy/web", "DB_URL-")
@@ -235,6 +237,28 @@ def test_delete_and_recreate_by_the_replicaset(kubectl, sim, app):
     assert kubectl.ok("delete", "cm", "web-config").strip() == 'configmap "web-config" deleted'
     r = kubectl.fails("get", "cm", "web-config")
     assert 'configmaps "web-config" not found' in r.err, r.describe()
+
+
+def test_delete_deployment_garbage_collects_its_replicasets_and_pods(kubectl, sim, app):
+    assert kubectl.ok("delete", "deploy", "web").strip() == 'deployment.apps "web" deleted'
+    wait_until(lambda: not web_pods(kubectl) and not kubectl.json("get", "rs", "-l", "app=web")["items"],
+               sim.advance, what="ReplicaSets and pods of a deleted Deployment collected")
+    out = kubectl.ok("get", "all")
+    assert "service/web" in out and "web-" not in out, out
+
+
+def test_namespace_lifecycle(kubectl, sim):
+    ns = kubectl.workdir / "ns.yaml"
+    ns.write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: trial-1\n")
+    assert kubectl.ok("apply", "-f", str(ns)).strip() == "namespace/trial-1 created"
+    kubectl.ok("create", "-f", str(FIXTURES / "extra-configmap.yaml"), "-n", "trial-1")
+    assert parse_table(kubectl.ok("get", "cm", "-n", "trial-1", "feature-flags"))[0]["DATA"] == "2"
+    assert 'namespace "trial-1" deleted' in kubectl.ok("delete", "ns", "trial-1", "--wait=false")
+    wait_until(lambda: kubectl.run("get", "ns", "trial-1").rc != 0, sim.advance, what="namespace trial-1 gone")
+    listed = kubectl.run("get", "cm", "-n", "trial-1")  # the real apiserver lists a missing namespace as empty
+    assert listed.rc == 0 and "No resources found in trial-1 namespace." in listed.err, listed.describe()
+    r = kubectl.fails("get", "cm", "-n", "trial-1", "feature-flags")  # kubectl re-checks the namespace on a 404
+    assert 'namespaces "trial-1" not found' in r.err, r.describe()
 
 
 def test_label_and_annotate(kubectl, app):

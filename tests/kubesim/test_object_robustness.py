@@ -99,3 +99,12 @@ def test_deeply_nested_bodies_are_rejected_cleanly():
     with pytest.raises(ApiError) as err:
         apply_patch({"metadata": {"name": "c"}}, json.dumps({"x": deep}), "application/strategic-merge-patch+json", rt)
     assert err.value.code == 400
+
+
+def test_non_finite_numbers_are_not_json():
+    with pytest.raises(ApiError) as err:
+        prepare(by_key("", "pods"), dict(pod(), extra=float("nan")))
+    assert err.value.code == 400 and "unsupported value" in err.value.message
+    with pytest.raises(ApiError) as err:
+        apply_patch(pod(), b'{"spec":{"x":NaN}}', "application/merge-patch+json", by_key("", "pods"))
+    assert err.value.code == 400

@@ -49,7 +49,8 @@ def _first_line(proc: subprocess.Popen, timeout: float = 30) -> str:
                 break
     finally:
         sel.close()
-    raise AssertionError(f"kubesim serve did not start (rc={proc.poll()}): {proc.stdout.read() if proc.poll() is not None else ''}")
+    output = proc.stdout.read() if proc.poll() is not None else ""
+    raise AssertionError(f"kubesim serve did not start (rc={proc.poll()}): {output}")
 
 
 def launch(tmp_path: Path, *extra: str) -> Served:
@@ -144,7 +145,7 @@ def test_signal_stops_the_server_even_with_an_open_watch(tmp_path: Path, sig: in
             assert watch.read() is not None
     assert rc == 0, out
     assert "kubesim stopped" in out and "Traceback" not in out
-    assert elapsed < 8
+    assert elapsed < 10  # typically well under a second; generous for loaded CI machines
 
 
 def test_bad_arguments_are_usage_errors(tmp_path: Path):

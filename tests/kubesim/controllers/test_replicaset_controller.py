@@ -114,7 +114,7 @@ def test_matching_orphan_pods_are_adopted_and_relabelled_pods_released():
 
     def relabel(pod):
         pod["metadata"]["labels"] = {"app": "debug"}
-    sim.edit(PODS, "stray", relabel, prepared=False)
+    sim.edit(PODS, "stray", relabel)
     assert "ownerReferences" not in sim.get(PODS, "stray")["metadata"]
     assert len(sim.pods(rs)) == 2 and "stray" not in {p["metadata"]["name"] for p in sim.pods(rs)}
     status = sim.get(REPLICASETS, "cache")["status"]

@@ -93,8 +93,8 @@ BAD_FILES = [
         '    - pods_ready:',
         '    - pods_healthy:',
         "t/task.yaml:23: checks.outcome[1].pods_healthy: unknown check type 'pods_healthy' (known: "
-        'rollout_complete, pods_ready, field_equals, field_set, quantity_at_least, exists, not_exists, '
-        'no_crashloop, replicas_at_least)',
+        'rollout_complete, pods_ready, field_equals, field_set, quantity_at_least, field_in, field_not_in, '
+        'exists, not_exists, no_crashloop, replicas_at_least, metric)',
         id='unknown_check'),
     pytest.param(
         't/task.yaml',
@@ -126,7 +126,7 @@ BAD_FILES = [
         '{tool: kubectl_scale,',
         "t/task.yaml:27: reference_solution.actions[0].tool: unknown tool 'kubectl_scale' (known: "
         'get_resources, describe, get_events, get_logs, scale, rollout_undo, rollout_restart, set_image, '
-        'set_env, patch, delete, apply)',
+        'set_env, patch, delete, apply, query_metrics, get_alerts, get_runbook)',
         id='unknown_tool'),
     pytest.param(
         't/task.yaml',

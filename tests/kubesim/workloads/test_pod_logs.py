@@ -99,3 +99,15 @@ def test_previous_of_running_restarted_container(sim):
     current, previous = _read(sim, "sh", "c").splitlines(), _read(sim, "sh", "c", previous=True).splitlines()
     assert current[0] == previous[0] == "run"
     assert current[1] != previous[1]  # `date` printed different times
+
+
+def test_json_log_templates_keep_their_braces(sim):
+    sim.cluster.profiles.register({
+        "image": "acme/json", "tags": ["1"],
+        "logs": {"ready": ['{"level":"info","msg":"listening","pod":"{pod}","db":"{env[DB_URL]}"}'],
+                 "running": ['{"level":"info","msg":"GET /","ms":{ms}}'], "running_period_seconds": 5}})
+    sim.pod("j", {"name": "c", "image": "acme/json:1", "env": [{"name": "DB_URL", "value": "pg://x"}]})
+    sim.advance(12)
+    lines = _read(sim, "j").splitlines()
+    assert lines[0] == '{"level":"info","msg":"listening","pod":"j","db":"pg://x"}'
+    assert re.fullmatch(r'\{"level":"info","msg":"GET /","ms":\d+\}', lines[1])

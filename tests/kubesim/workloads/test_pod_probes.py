@@ -42,6 +42,10 @@ def test_readiness_follows_dependency_service_endpoints(sim):
     sim.advance(30)
     assert sim.cs("front")["ready"] is False
     assert sim.messages("front", "Unhealthy") == ["Readiness probe failed: HTTP probe failed with statuscode: 503"]
+    from kubesim.workloads.logs import read_log
+
+    log = read_log(sim.cluster, sim.get("front"), "app", False, None, None, False)
+    assert "dependency backend is not ready" in log
     sim.service("backend", selector={"app": "backend"})
     sim.advance(10)
     assert sim.cs("front")["ready"] is False, "a Service without ready pods is still unavailable"

@@ -117,3 +117,10 @@ def test_missing_persistent_volume_claim(sim):
         '0/1 nodes are available: persistentvolumeclaim "data" not found. preemption: 0/1 nodes are available: '
         "1 Preemption is not helpful for scheduling.")
 
+
+
+def test_deleted_pending_pod_is_forgotten(sim):
+    sim.pod("huge", _big("64Gi"))
+    assert sim.cluster.runtime.scheduling
+    sim.delete(PODS, "huge")
+    assert not sim.cluster.runtime.scheduling

@@ -1,0 +1,1 @@
+"""The ``ontrial`` command line (entry point ``ontrial.cli.main:main``)."""

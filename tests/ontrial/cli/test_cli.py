@@ -1,0 +1,90 @@
+"""The ``ontrial`` command as a user runs it: verdict tables, exit codes, one-line input errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+TASKS = ROOT / "tests" / "workflows" / "fixtures" / "tasks"
+
+
+def ontrial(*args: str, cwd: Path, timeout: float = 240, env: dict[str, str] | None = None):
+    return subprocess.run([sys.executable, "-m", "ontrial.cli.main", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_run_on_a_local_stack_compares_two_agents(tmp_path):
+    proc = ontrial("run", str(TASKS / "web-bad-image"), "--agent", "reference", "--agent", "noop", "--trials", "2",
+                   "--concurrency", "2", "--artifacts", str(tmp_path / "artifacts"), "--run-id", "cli-test", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    verdicts = {(row[0], row[2], row[3]) for row in rows if row and row[0] in ("reference", "noop")
+                and len(row) > 3 and row[1] == "web-bad-image"}
+    assert verdicts == {("reference", "0", "passed"), ("reference", "1", "passed"),
+                        ("noop", "0", "failed"), ("noop", "1", "failed")}
+    assert "reference: passed 2/2" in proc.stdout and "noop: passed 0/2" in proc.stdout
+    assert "4/4 done" in proc.stderr  # the progress line
+    results = json.loads((tmp_path / "artifacts" / "runs" / "cli-test" / "results.json").read_text())
+    assert sorted(r["trial_id"] for r in results) == sorted(
+        f"cli-test-{agent}/web-bad-image/{k}" for agent in ("reference", "noop") for k in (0, 1))
+
+
+def test_run_on_given_temporal_and_cluster_exits_1_on_infra_errors(temporal_env, trial_cluster, tmp_path):
+    address = temporal_env.client.service_client.config.target_host
+    proc = ontrial("run", str(TASKS / "web-never-healthy"), "--temporal-address", address,
+                   "--kubeconfig", trial_cluster.kubeconfig_path, "--task-queue", f"cli-{tmp_path.name}",
+                   "--artifacts", str(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "infra_error(sandbox)" in proc.stdout
+    assert "reference: passed 0/0" in proc.stdout
+
+
+def test_run_with_a_broken_task_file_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "app").symlink_to(TASKS / "app")  # the task's ../app references still resolve
+    task = tmp_path / "broken" / "task.yaml"
+    task.parent.mkdir()
+    task.write_text((TASKS / "web-bad-image" / "task.yaml").read_text().replace("budgets: {steps: 8",
+                                                                                 "budgets: {steps: many"))
+    proc = ontrial("run", str(task), cwd=tmp_path)
+    assert_one_line_error(proc, "task.yaml:", "budgets.steps")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["run", "does/not/exist"], "does/not/exist"),
+    (["run", str(TASKS / "web-bad-image"), "--agent", "nosuch"], "--agent nosuch"),
+    (["run", str(TASKS / "web-bad-image"), "--trials", "0"], "--trials"),
+    (["run", str(TASKS / "web-bad-image"), "--kubeconfig", "/no/such/kubeconfig"], "/no/such/kubeconfig"),
+    (["reap"], "--kubeconfig"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
+    assert_one_line_error(ontrial(*args, cwd=tmp_path, env={"ONTRIAL_KUBECONFIG": ""}), needle)
+
+
+def test_tasks_validate(tmp_path):
+    good = ontrial("tasks", "validate", str(TASKS / "web-bad-image"), str(TASKS / "web-tight-wall"), cwd=tmp_path)
+    assert good.returncode == 0 and "2 task(s) valid" in good.stdout
+    bad = ontrial("tasks", "validate", str(TASKS / "web-never-healthy"), cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "web-never-healthy/task.yaml:" in bad.stderr and "trialapp/web:0.9" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_reap_deletes_nothing_fresh(trial_cluster, tmp_path):
+    proc = ontrial("reap", "--kubeconfig", trial_cluster.kubeconfig_path, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "expired namespace(s)" in proc.stderr
