@@ -10,6 +10,11 @@
 - ``DELETE /kubesim/v1/faults``        stops fault injection.
 - ``POST /kubesim/v1/profiles``        a list of workload profile dicts (or ``{"profiles": [...]}``),
   each passed to ``cluster.profiles.register``; answers ``{"registered": N}``.
+
+Telemetry's routes are served here too when ``cluster.telemetry`` is attached (503 otherwise):
+``/prometheus/...`` (the Prometheus HTTP API, ``/prometheus/namespaces/<ns>/...`` confined to one
+namespace) and the paths ``kubesim.telemetry.admin`` handles (``/kubesim/v1/namespaces/<ns>/rules``,
+``.../notifications``, ``.../prometheus/...``, ``/kubesim/v1/telemetry/profiles``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from .resources import NAMESPACES
 from .wire import Request, Response, decode_body, json_response
 
 PREFIX = "/kubesim/v1/"
+PROMETHEUS_PREFIX = "/prometheus"
 MAX_ADVANCE_SECONDS = 30 * 24 * 3600
 
 
@@ -46,6 +52,9 @@ class Admin:
             name = req.user.name if req.user is not None else ""
             raise ApiError(403, f'forbidden: User "{name}" cannot {req.method.lower()} path "{req.path}"',
                            "Forbidden", {})
+        telemetry = self._telemetry(req)
+        if telemetry is not None:
+            return telemetry
         route = req.path[len(PREFIX):].strip("/")
         handler = self._routes.get((req.method, route))
         if handler is None:
@@ -54,6 +63,25 @@ class Admin:
                                "MethodNotAllowed", {})
             raise ApiError(404, "the server could not find the requested resource", "NotFound", {})
         return handler(req)
+
+    def _telemetry(self, req: Request) -> Response | None:
+        """Delegate telemetry's routes (imported on first use: the API server never needs it loaded)."""
+        path = req.path
+        is_prometheus = path == PROMETHEUS_PREFIX or path.startswith(PROMETHEUS_PREFIX + "/")
+        if not is_prometheus and not path.startswith(PREFIX):
+            return None
+        from .telemetry import admin as telemetry_admin
+        from .telemetry import prom_api
+        if not is_prometheus and not telemetry_admin.handles(path):
+            return None
+        if getattr(self.cluster, "telemetry", None) is None:
+            raise ApiError(503, "telemetry is not attached to this cluster", "ServiceUnavailable")
+        if is_prometheus:
+            status, headers, body = prom_api.handle(self.cluster, req.method, path, req.raw_query, req.body)
+        else:
+            status, headers, body = telemetry_admin.handle(self.cluster, req.method, path, req.raw_query, req.body)
+        ctype = next((v for k, v in headers if k.lower() == "content-type"), "application/json")
+        return Response(status, body, ctype.encode("latin-1"))
 
     def _clock(self) -> dict[str, Any]:
         clock = self.cluster.clock

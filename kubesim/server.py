@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import parse_qsl
 
 from .admin import PREFIX as ADMIN_PREFIX
-from .admin import Admin
+from .admin import PROMETHEUS_PREFIX, Admin
 from .auth import Authenticator
 from .cluster import Cluster
 from .discovery import HEALTH_PATHS, build_documents, is_public_path
@@ -145,7 +145,7 @@ class KubeApp:
                 impersonation = (impersonation or []) + [(key, value.decode("latin-1"))]
         qs: bytes = scope.get("query_string", b"")
         query = dict(parse_qsl(qs.decode("latin-1"), keep_blank_values=True)) if qs else {}
-        req = Request(method, path, query, accept, media_type(ctype) if ctype else "")
+        req = Request(method, path, query, accept, media_type(ctype) if ctype else "", raw_query=qs)
         try:
             resp = await self._handle(req, authorization, impersonation, receive, send)
         except ApiError as e:
@@ -185,7 +185,7 @@ class KubeApp:
         req.user = user = self.auth.authenticate(authorization)
         if impersonation:
             req.user = user = self._impersonate(user, impersonation)
-        if path.startswith(ADMIN_PREFIX):
+        if path.startswith(ADMIN_PREFIX) or path.startswith(PROMETHEUS_PREFIX):
             if req.method in _BODY_METHODS:
                 await self._read_body(req, receive)
             resp = self.admin.handle(req)

@@ -8,7 +8,7 @@ kubectl's typed commands create (see protobuf.py) and refused with 415 otherwise
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -44,7 +44,7 @@ class Request:
     content_type: str = ""  # media type only, lower-case, parameters stripped
     body: bytes = b""
     user: Any = None  # auth.UserInfo once authenticated
-    headers: dict[str, str] = field(default_factory=dict)
+    raw_query: bytes = b""  # for handlers that need repeated parameters (the Prometheus API)
 
     def flag(self, name: str) -> bool:
         return self.query.get(name, "").lower() in ("true", "1")

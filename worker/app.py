@@ -22,6 +22,8 @@ from .schedules import ensure_reaper_schedule
 
 log = structlog.get_logger(__name__)
 
+HEARTBEAT_THROTTLE = timedelta(seconds=3)
+
 
 async def connect(address: str, namespace: str = "default",
                   interceptors: list[Interceptor] | None = None) -> Client:
@@ -37,6 +39,8 @@ def build_worker(client: Client, task_queue: str, *,
 
     ``graceful_shutdown`` lets a running agent step finish (or see its cancellation) when the
     worker is stopped, instead of being cut off and ending its trial as an infra error.
+    Heartbeats are sent at least every ``HEARTBEAT_THROTTLE``: a cancel reaches a running step
+    with its next heartbeat, so this bounds how long a cancelled trial keeps its agent running.
     """
     return Worker(
         client,
@@ -45,6 +49,8 @@ def build_worker(client: Client, task_queue: str, *,
         activities=ALL_ACTIVITIES,
         graceful_shutdown_timeout=graceful_shutdown,
         max_concurrent_activities=max_concurrent_activities,
+        max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
+        default_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,
     )
 
 

@@ -13,7 +13,7 @@ import logging
 import math
 from typing import Any, Mapping
 
-from ..resources import NAMESPACES
+from ..resources import NAMESPACES, PODS
 from . import applogs
 from .alertmanager import Alertmanager, Notifier, Receiver
 from .appmetrics import AppMetrics
@@ -120,14 +120,14 @@ class Telemetry:
     def _depends_on_calls(self, pod: dict, container: str) -> bool:
         for spec in (pod.get("spec") or {}).get("containers") or []:
             if isinstance(spec, dict) and spec.get("name") == container:
-                behaviour = self.registry.lookup(str(spec.get("image") or ""))
+                image = str(spec.get("image") or "")
+                profiles = getattr(self.cluster, "profiles", None)
+                behaviour = self.registry.lookup(image, profiles.lookup(image) if profiles is not None else None)
                 return behaviour is not None and any(c.readiness for c in behaviour.calls)
         return False
 
     def _recheck_readiness(self) -> None:
         """Verdicts can change because of objects in other namespaces: nudge the kubelet when they do."""
-        from ..resources import PODS
-
         for (ns, name, container), old in list(self._verdicts.items()):
             pod = self.cluster.store.find(PODS, ns, name)
             if pod is None:

@@ -86,6 +86,11 @@ def _pod_ready(pod: Obj) -> bool:
                for c in (pod.get("status") or {}).get("conditions") or [] if isinstance(c, dict))
 
 
+def _profile(cluster: Any, image: str) -> Any:
+    registry = getattr(cluster, "profiles", None)
+    return registry.lookup(image) if registry is not None else None
+
+
 def discover(cluster: Any, registry: BehaviourRegistry, now: float) -> dict[str, Instance]:
     """Service instances by pod uid: pods on a node with a container whose image has a behaviour."""
     out: dict[str, Instance] = {}
@@ -96,7 +101,7 @@ def discover(cluster: Any, registry: BehaviourRegistry, now: float) -> dict[str,
             continue
         for c in pr.containers:
             run = c.run
-            profile = run.profile if run is not None else None
+            profile = run.profile if run is not None else _profile(cluster, c.image)
             behaviour = registry.lookup(c.image, profile)
             if behaviour is None:
                 continue

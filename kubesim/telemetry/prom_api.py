@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from urllib.parse import parse_qsl
 
 from . import promql
+from .promql_eval import matcher_sets
 from .promql_types import PromQLError
 from .rules import NamespaceRules, parse_duration
 from .tsdb import Matcher
@@ -167,9 +168,7 @@ class PrometheusAPI:
             expr = _parse_param(text, "match[]")
             if type(expr).__name__ != "VectorSelector":
                 raise BadRequest(f'invalid parameter "match[]": {text} is not a vector selector')
-            from .promql_eval import Evaluator
-
-            sets.extend(Evaluator(self.tel.tsdb)._matcher_sets(expr))
+            sets.extend(matcher_sets(expr))
         return sets
 
     def _series(self, p: Params, required: bool) -> list[Any]:

@@ -30,6 +30,18 @@ def _matcher(m: Any) -> Matcher:
     return Matcher(m.name, _OPS[str(m.op)], m.value)
 
 
+def matcher_sets(node: Any) -> list[list[Matcher]]:
+    """A vector selector's matchers (one list per ``or`` alternative), its metric name included."""
+    groups = node.matchers.or_matchers or [node.matchers.matchers]
+    sets = []
+    for group in groups:
+        ms = [_matcher(m) for m in group]
+        if node.name:
+            ms.insert(0, Matcher(NAME, "=", node.name))
+        sets.append(ms)
+    return sets
+
+
 class Evaluator:
     def __init__(self, tsdb: TSDB, namespace: str | None = None, start: float = 0.0, end: float = 0.0,
                  lookback: float = LOOKBACK):
@@ -84,20 +96,10 @@ class Evaluator:
                 t = at.at.timestamp()
         return t - _seconds(getattr(node, "offset", None))
 
-    def _matcher_sets(self, node: Any) -> list[list[Matcher]]:
-        groups = node.matchers.or_matchers or [node.matchers.matchers]
-        sets = []
-        for group in groups:
-            ms = [_matcher(m) for m in group]
-            if node.name:
-                ms.insert(0, Matcher(NAME, "=", node.name))
-            sets.append(ms)
-        return sets
-
     def _select(self, node: Any, mint: float, maxt: float) -> list[tuple[Any, list[float], list[float]]]:
         seen: set[Any] = set()
         out = []
-        for ms in self._matcher_sets(node):
+        for ms in matcher_sets(node):
             for s, times, values in self.tsdb.select(ms, mint, maxt, self.namespace):
                 if s.labels not in seen:
                     seen.add(s.labels)

@@ -121,6 +121,10 @@ def _check_targets(task: Task, known: set[tuple[str, str]]) -> list[Finding]:
 def _ground_truth(task: Task, known: set[tuple[str, str]]) -> list[Finding]:
     gt = task.ground_truth
     names = {name for _, name in known}
+    for step in task.fault.steps:  # an object the fault brings in (a stray pod, a policy) can be the cause
+        action, spec = step.action
+        if action == "apply":
+            names.add(spec.manifest["metadata"]["name"])
     out: list[Finding] = []
     if task.category != "no_fault" and not gt.causal_service:
         out.append((("ground_truth", "causal_service"), "required unless category is no_fault"))

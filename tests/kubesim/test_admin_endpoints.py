@@ -101,3 +101,9 @@ def test_registered_profiles_make_images_runnable(sim, admin):
 def test_admin_endpoints_need_the_admin_token(sim):
     assert httpx.get(f"{sim.url}/kubesim/v1/clock").status_code == 401
     assert httpx.get(f"{sim.url}/kubesim/v1/clock", headers={"Authorization": "Bearer wrong"}).status_code == 401
+
+
+def test_telemetry_routes_answer_503_until_telemetry_is_attached(admin):
+    for path in ("/prometheus/api/v1/query", "/kubesim/v1/namespaces/default/rules"):
+        resp = admin.get(path, params={"query": "up"})
+        assert resp.status_code == 503 and resp.json()["reason"] == "ServiceUnavailable", path

@@ -10,7 +10,7 @@ from temporalio.api.enums.v1 import EventType
 
 from ontrial.models.trial import AgentSpec, SandboxSettings
 from ontrial.outcomes import Outcome
-from trial_harness import result_within, FAST, TASKS, namespaces
+from trial_harness import FAST, TASKS, namespaces, result_within
 from workflows import RunTrialsInput, RunTrialsWorkflow, TaskRef
 
 

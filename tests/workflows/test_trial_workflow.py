@@ -12,12 +12,12 @@ from temporalio.testing import WorkflowEnvironment
 from ontrial.models.trial import BudgetKind
 from ontrial.outcomes import InfraStage, Outcome
 from trial_harness import (
-    result_within,
     attempts_of,
     clear_api_faults,
     markers,
     namespaces,
     namespaces_of,
+    result_within,
     seed_failing_first,
     set_api_faults,
     trial_input,

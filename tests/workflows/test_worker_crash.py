@@ -14,7 +14,15 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 
 from ontrial.outcomes import InfraStage, Outcome
-from trial_harness import result_within, markers, namespaces, namespaces_of, trial_input, trial_spec, wait_for_stage
+from trial_harness import (
+    markers,
+    namespaces,
+    namespaces_of,
+    result_within,
+    trial_input,
+    trial_spec,
+    wait_for_stage,
+)
 from workflows import TrialStage, TrialWorkflow
 
 ROOT = Path(__file__).resolve().parents[2]

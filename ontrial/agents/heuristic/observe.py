@@ -97,6 +97,18 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall((text or "").lower()))
 
 
+def parse_age(text: str) -> float:
+    """kubectl's AGE ("45s", "9m48s", "3h", "2d") in seconds; unknown → infinity (oldest)."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 31536000}
+    parts = re.findall(r"(\d+)([smhdy])", text or "")
+    return float(sum(int(n) * units[u] for n, u in parts)) if parts else float("inf")
+
+
+def parse_ports(text: str) -> set[int]:
+    """A Service table's PORT(S) ("80:30080/TCP,443/TCP") → the service ports."""
+    return {int(m) for m in re.findall(r"(?:^|,)(\d+)(?=[:/])", text or "")}
+
+
 @dataclass
 class Observations:
     """Everything read so far; each read is one gateway step, made at most once."""
@@ -105,6 +117,9 @@ class Observations:
     pods: list[PodRow] = field(default_factory=list)
     deployments: dict[str, dict[str, str]] = field(default_factory=dict)  # name → table row
     services: list[str] = field(default_factory=list)
+    service_ports: dict[str, set[int]] = field(default_factory=dict)
+    bare_pods: list[str] = field(default_factory=list)  # pods no deployment owns (debug pods, one-offs)
+    tables: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     configmaps: list[str] = field(default_factory=list)
     warnings: list[EventRow] = field(default_factory=list)
     objects: dict[tuple[str, str], dict[str, Any] | None] = field(default_factory=dict)
@@ -115,9 +130,14 @@ class Observations:
         text = (await self.tools.call("get_resources", {"kind": "all"})).output
         sections = {m.group(1): m.group(2) for m in re.finditer(r"# (\S+)\n(.*?)(?=\n# |\Z)", text, re.S)}
         self.deployments = {r["NAME"]: r for r in parse_table(sections.get("deployments.apps", ""))}
-        self.services = [r["NAME"] for r in parse_table(sections.get("services", ""))]
+        services = parse_table(sections.get("services", ""))
+        self.services = [r["NAME"] for r in services]
+        self.service_ports = {r["NAME"]: parse_ports(r.get("PORT(S)", "")) for r in services}
         self.pods = [PodRow(r["NAME"], r.get("READY", ""), r.get("STATUS", ""), parse_restarts(r.get("RESTARTS", "")),
                             owner_of(r["NAME"], list(self.deployments))) for r in parse_table(sections.get("pods", ""))]
+        self.tables["replicasets"] = parse_table(sections.get("replicasets.apps", ""))
+        rs_names = [r["NAME"] for r in self.tables["replicasets"]]
+        self.bare_pods = [p.name for p in self.pods if p.owner is None and owner_of(p.name, rs_names) is None]
         cms = await self.tools.call("get_resources", {"kind": "configmaps"})
         self.configmaps = [r["NAME"] for r in parse_table(cms.output)] if cms.ok else []
         events = await self.tools.call("get_events", {"type": "Warning"})
@@ -129,6 +149,13 @@ class Observations:
             result = await self.tools.call("get_resources", {"kind": kind, "name": name})
             self.objects[key] = load_yaml(result.output) if result.ok else None
         return self.objects[key]
+
+    async def table(self, kind: str) -> list[dict[str, str]]:
+        """A kind's table (e.g. endpoints, replicasets), read once."""
+        if kind not in self.tables:
+            result = await self.tools.call("get_resources", {"kind": kind})
+            self.tables[kind] = parse_table(result.output) if result.ok else []
+        return self.tables[kind]
 
     def pods_of(self, deployment: str) -> list[PodRow]:
         return [p for p in self.pods if p.owner == deployment]

@@ -3,6 +3,8 @@ registration under ``/kubesim/v1/namespaces/<ns>/rules``, with the admin token."
 
 from __future__ import annotations
 
+import os
+import subprocess
 from typing import Iterator
 
 import httpx
@@ -52,3 +54,22 @@ def test_prometheus_api_and_rule_registration_over_http(server):
         bad = http.get("/prometheus/api/v1/query", params={"query": "sum("})
         assert bad.status_code == 400 and bad.json()["errorType"] == "bad_data"
         assert http.get("/prometheus/api/v1/alerts").json()["data"] == {"alerts": []}
+
+
+KUBECTL = "/usr/bin/kubectl"
+
+
+@pytest.mark.skipif(not os.access(KUBECTL, os.X_OK), reason=f"kubectl 1.32 not found at {KUBECTL}")
+def test_kubectl_logs_of_the_symptomatic_service_point_onward(server):
+    def kubectl(*args: str) -> str:
+        done = subprocess.run([KUBECTL, "--kubeconfig", server.kubeconfig_path, "-n", "shop", *args],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    kubectl("set", "env", "deployment/checkout", "PAYMENTS_ADDR=payments:8082")
+    server.advance(180)
+    pods = kubectl("get", "pods", "-l", "app in (checkout,frontend)", "-o", "name").split()
+    logs = {p.split("/")[1].split("-")[0]: kubectl("logs", p, "--tail=5") for p in pods}
+    assert "error calling checkout: checkout responded 504 Gateway Timeout" in logs["frontend"]
+    assert 'Post "http://payments:8082/charge": context deadline exceeded' in logs["checkout"]
