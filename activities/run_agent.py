@@ -2,13 +2,12 @@
 
 The step reports progress through the heartbeat callback (tool calls, usage); the background
 ticker keeps heartbeating while the agent thinks, so a slow model call is not mistaken for a
-dead worker. A cancellation arrives as ``CancelledError`` at the agent's next await and is
-re-raised after the step has cleaned up, so the workflow's teardown never races the agent.
+dead worker. A cancellation arrives as ``CancelledError`` at the agent's next await; the step
+cleans up and re-raises it, and the workflow waits for that (WAIT_CANCELLATION_COMPLETED), so its
+teardown never races a still-running agent.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 from temporalio import activity
 
@@ -23,7 +22,4 @@ from .heartbeat import heartbeating
 async def run_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport) -> AgentRun:
     async with heartbeating() as heartbeat:
         with temporal_errors():
-            run = await steps.run_agent(spec, sandbox, fault, heartbeat)
-    if activity.is_cancelled():
-        raise asyncio.CancelledError("trial cancelled while the agent ran")
-    return run
+            return await steps.run_agent(spec, sandbox, fault, heartbeat)

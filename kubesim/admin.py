@@ -11,7 +11,7 @@
 - ``POST /kubesim/v1/profiles``        a list of workload profile dicts (or ``{"profiles": [...]}``),
   each passed to ``cluster.profiles.register``; answers ``{"registered": N}``.
 
-Telemetry's routes are served here too when ``cluster.telemetry`` is attached (503 otherwise):
+Telemetry's routes are served here too when ``cluster.telemetry`` is attached (404 otherwise):
 ``/prometheus/...`` (the Prometheus HTTP API, ``/prometheus/namespaces/<ns>/...`` confined to one
 namespace) and the paths ``kubesim.telemetry.admin`` handles (``/kubesim/v1/namespaces/<ns>/rules``,
 ``.../notifications``, ``.../prometheus/...``, ``/kubesim/v1/telemetry/profiles``).
@@ -74,8 +74,9 @@ class Admin:
         from .telemetry import prom_api
         if not is_prometheus and not telemetry_admin.handles(path):
             return None
-        if getattr(self.cluster, "telemetry", None) is None:
-            raise ApiError(503, "telemetry is not attached to this cluster", "ServiceUnavailable")
+        if getattr(self.cluster, "telemetry", None) is None:  # like a cluster without Prometheus
+            raise ApiError(404, "the server could not find the requested resource (telemetry is not attached to "
+                                "this cluster)", "NotFound", {})
         if is_prometheus:
             status, headers, body = prom_api.handle(self.cluster, req.method, path, req.raw_query, req.body)
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from . import objects, workloads
+from . import objects, telemetry, workloads
 from .clock import SimClock
 from .cluster import Cluster
 from .controllers import all_controllers
@@ -36,14 +36,17 @@ def _kubernetes_service() -> Obj:
 
 
 def build_cluster(time_scale: float = 1.0, seed: int = 0, profiles: Iterable[Mapping[str, Any]] = (),
-                  nodes: Iterable[NodeSpec] | None = None) -> Cluster:
+                  nodes: Iterable[NodeSpec] | None = None, with_telemetry: bool = True) -> Cluster:
     """A cluster with the built-in workload profiles plus ``profiles``, its controllers wired in order
-    (kube-controller-manager loops first, then node lifecycle, scheduler, kubelet, quota)."""
+    (kube-controller-manager loops first, then node lifecycle, scheduler, kubelet, quota, and the
+    telemetry that turns profiles' service graphs into metrics, logs and alerts)."""
     cluster = Cluster(SimClock(time_scale), seed=seed)
     for name in SYSTEM_NAMESPACES:
         _create(cluster, NAMESPACES, _namespace(name))
     machinery = workloads.attach(cluster, nodes=nodes, seed=seed, extra_profiles=profiles)
     cluster.controllers = [*all_controllers(), *machinery]
+    if with_telemetry:
+        cluster.controllers += telemetry.attach(cluster)
     for role in bootstrap_cluster_roles():
         _create(cluster, CLUSTERROLES, role)
     for binding in bootstrap_cluster_role_bindings():

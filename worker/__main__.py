@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import sys
+from typing import NoReturn
 
+import structlog
+
+from ontrial.errors import ConfigError, OntrialError
 from ontrial.logging import configure_logging
 from ontrial.tracing import tracing_interceptors
 
 from .app import run_worker
 from .config import parse_args
+
+log = structlog.get_logger("worker")
+
+
+def exit_now(code: int) -> NoReturn:
+    """Exit without interpreter finalization.
+
+    After a failed connect, the SDK's native runtime threads sometimes abort a normal shutdown
+    (SIGABRT, "PyGILState_Release: thread state must be current"), turning exit 1 into 134.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     interceptors = tracing_interceptors(config.tracing, service_name="ontrial-worker")
     try:
         asyncio.run(run_worker(config, interceptors))
+    except ConfigError as err:
+        log.error("worker.bad_configuration", error=str(err))
+        return 2
+    except OntrialError as err:
+        log.error("worker.failed", error=str(err))
+        exit_now(1)
     except KeyboardInterrupt:
         return 130
     return 0

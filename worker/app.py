@@ -14,6 +14,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 from activities import ALL_ACTIVITIES
+from ontrial.errors import ConfigError, InfraError
 from ontrial.models.trial import SandboxSettings
 from workflows import ALL_WORKFLOWS
 
@@ -57,13 +58,19 @@ def build_worker(client: Client, task_queue: str, *,
 async def run_worker(config: WorkerConfig, interceptors: list[Interceptor] | None = None) -> None:
     """Serve until SIGINT/SIGTERM, then shut down gracefully."""
     for module in config.agent_modules:
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError as err:
+            raise ConfigError(f"agent module {module}: {err}") from err
     if config.artifacts:
         Path(config.artifacts).mkdir(parents=True, exist_ok=True)
-    client = await connect(config.temporal_address, config.temporal_namespace, interceptors)
+    try:
+        client = await connect(config.temporal_address, config.temporal_namespace, interceptors)
+    except RuntimeError as err:
+        raise InfraError(f"cannot reach Temporal at {config.temporal_address}: {err}") from err
     if config.kubeconfig and config.reaper_every:
-        await ensure_reaper_schedule(client, SandboxSettings(kubeconfig=config.kubeconfig), config.task_queue,
-                                     config.reaper_every)
+        settings = SandboxSettings(kubeconfig=config.kubeconfig, kind=config.sandbox_kind)  # type: ignore[arg-type]
+        await ensure_reaper_schedule(client, settings, config.task_queue, config.reaper_every)
     worker = build_worker(client, config.task_queue, graceful_shutdown=config.graceful_shutdown,
                           max_concurrent_activities=config.max_concurrent_activities)
     stop = asyncio.Event()

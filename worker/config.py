@@ -17,6 +17,8 @@ class WorkerConfig:
     task_queue: str = DEFAULT_TASK_QUEUE
     kubeconfig: str | None = None
     """Admin kubeconfig of the sandbox cluster; enables the reaper schedule."""
+    sandbox_kind: str = "kubernetes"
+    """What the kubeconfig points at: kubesim | kubernetes (as in SandboxSettings.kind)."""
     artifacts: str | None = None
     """Artifact root the worker writes to; created at startup so a misconfigured worker fails fast."""
     graceful_shutdown: timedelta = timedelta(seconds=60)
@@ -38,6 +40,8 @@ def parse_args(argv: list[str] | None = None, env: dict[str, str] | None = None)
                         default=env.get("TEMPORAL_NAMESPACE", WorkerConfig.temporal_namespace))
     parser.add_argument("--task-queue", default=env.get("ONTRIAL_TASK_QUEUE", DEFAULT_TASK_QUEUE))
     parser.add_argument("--kubeconfig", default=env.get("ONTRIAL_KUBECONFIG"))
+    parser.add_argument("--sandbox-kind", choices=["kubesim", "kubernetes"],
+                        default=env.get("ONTRIAL_SANDBOX_KIND", "kubernetes"))
     parser.add_argument("--artifacts", default=env.get("ONTRIAL_ARTIFACTS"))
     parser.add_argument("--graceful-shutdown-seconds", type=float,
                         default=float(env.get("ONTRIAL_GRACEFUL_SHUTDOWN_SECONDS", 60)))
@@ -59,6 +63,7 @@ def parse_args(argv: list[str] | None = None, env: dict[str, str] | None = None)
         temporal_namespace=args.temporal_namespace,
         task_queue=args.task_queue,
         kubeconfig=args.kubeconfig or None,
+        sandbox_kind=args.sandbox_kind,
         artifacts=args.artifacts or None,
         graceful_shutdown=timedelta(seconds=args.graceful_shutdown_seconds),
         max_concurrent_activities=args.max_concurrent_activities,

@@ -104,8 +104,10 @@ class RunTrialsWorkflow:
                     self._running -= 1
         except asyncio.CancelledError:
             result = _unrun(spec, cancelled("suite cancelled before the trial finished"))
-        except (ChildWorkflowError, WorkflowAlreadyStartedError) as err:
-            result = _unrun(spec, infra(InfraStage.sandbox, f"trial workflow did not complete: {err}"))
+        except WorkflowAlreadyStartedError:
+            result = _unrun(spec, infra(InfraStage.sandbox, f"a trial {spec.trial_id} is already running"))
+        except ChildWorkflowError as err:  # terminated, or failed on a bug: no verdict from the trial itself
+            result = _unrun(spec, infra(InfraStage.sandbox, f"trial workflow did not complete: {err.cause or err}"))
         self._by_outcome[result.outcome.outcome.value] = self._by_outcome.get(result.outcome.outcome.value, 0) + 1
         return result
 

@@ -2,7 +2,8 @@
 
 It reads like the trial: create the sandbox, break the app, let the agent work, keep the
 evidence, grade — and, whatever happened, tear the sandbox down. Infra steps are retried while
-their errors are transient; the agent step runs once. How a trial ended is decided by
+their errors are transient; the agent step runs once (an agent that may have acted is never run
+again: see ``TrialOptions.agent_retry_policy``). How a trial ended is decided by
 ``ontrial.outcomes``; infra failures are blamed on the stage that failed, a cancel is
 ``cancelled``. The workflow always returns a TrialResult (a cancelled trial completes with a
 ``cancelled`` verdict), and its history carries references and summaries only.

@@ -87,7 +87,7 @@ class ExitCodes:
     missing_env: int = 1
     invalid_env: int = 1
     missing_file: int = 1
-    sigterm: int = 0
+    sigterm: int = 137  # most apps ignore SIGTERM as PID 1 and are killed after the grace period
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,7 @@ class Profile:
     default_command: tuple[str, ...] = ()
     entrypoints: tuple[str, ...] = ()
     fatal_after_seconds: float = 0.5
+    telemetry: Mapping[str, Any] | None = None  # service-graph behaviour, read by kubesim.telemetry
 
     def has_tag(self, tag: str) -> bool:
         return "*" in self.tags or tag in self.tags
@@ -186,7 +187,8 @@ def effective_tag(ref: ImageRef) -> str:
 
 _TOP_FIELDS = {"image", "tags", "description", "pull_seconds", "image_size_bytes", "startup_seconds", "ports",
                "http_paths", "readiness", "memory", "cpu", "requires_env", "requires_files", "logs", "exit_codes",
-               "completion", "command_driven", "default_command", "entrypoints", "fatal_after_seconds"}
+               "completion", "command_driven", "default_command", "entrypoints", "fatal_after_seconds",
+               "telemetry"}
 
 
 def _parse_env(r: _Reader) -> tuple[EnvRequirement, ...]:
@@ -299,6 +301,7 @@ def parse_profile(data: Mapping[str, Any]) -> Profile:
         default_command=r.strings("default_command"),
         entrypoints=r.strings("entrypoints"),
         fatal_after_seconds=r.number("fatal_after_seconds", 0.5),
+        telemetry=r.mapping("telemetry"),
     )
 
 

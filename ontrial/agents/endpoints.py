@@ -64,7 +64,8 @@ class TrialEndpointHost:
     def __init__(self, gateway: ToolGateway, *, mcp: bool = True, proxy: bool = True):
         self.gateway = gateway
         self.mcp = McpToolServer(gateway) if mcp else None
-        self.proxy = AuditProxy(gateway, upstream_of(gateway)) if proxy else None
+        # a gateway without a cluster behind it (a cassette replay) has tools but nothing to proxy to
+        self.proxy = AuditProxy(gateway, upstream_of(gateway)) if proxy and hasattr(gateway, "rest") else None
         self.endpoints: TrialEndpoints | None = None
 
     async def start(self, workdir: str | Path | None = None) -> TrialEndpoints:
@@ -100,16 +101,9 @@ class TrialEndpointHost:
 
 async def wait_exhausted(budget: Budget) -> BudgetExceeded:
     """Returns once a budget is exhausted (steps spent through MCP or the proxy, tokens, wall)."""
-    while True:
-        if budget.exhausted is not None:
-            return BudgetExceeded(budget.exhausted, budget.used_steps + (1 if budget.exhausted.value == "steps" else 0),
-                                  {"steps": budget.steps, "tokens": budget.tokens,
-                                   "wall": budget.wall_seconds}[budget.exhausted.value] or 0)
-        try:
-            budget.check_wall()
-        except BudgetExceeded as e:
-            return e
+    while (exceeded := budget.exceeded()) is None:
         await asyncio.sleep(BUDGET_POLL_SECONDS)
+    return exceeded
 
 
 async def race_budget(work: Awaitable[T], budget: Budget) -> T:

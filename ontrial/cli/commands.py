@@ -16,17 +16,18 @@ from .table import tally, verdict_table
 
 
 async def run_command(args: argparse.Namespace) -> int:
-    results = await run_trials(
+    report = await run_trials(
         args.tasks, args.agents or ["reference"], args.trials, args.concurrency,
         temporal_address=args.temporal_address, temporal_namespace=args.temporal_namespace,
-        task_queue=args.task_queue, kubeconfig=args.kubeconfig, cluster_kind=args.cluster_kind,
+        task_queue=args.task_queue, kubeconfig=args.kubeconfig, sandbox_kind=args.sandbox_kind,
         artifacts=args.artifacts, run_id=args.run_id, worker=args.worker, agent_modules=args.agent_modules,
     )
-    print(verdict_table(results))
+    print(verdict_table(report.results))
     print()
-    for line in summary_lines(results):
+    for line in summary_lines(report.results):
         print(line)
-    return EXIT_OK if all(result.outcome.counts for result in results) else EXIT_INFRA
+    print(f"results and logs: {report.directory}", file=sys.stderr)
+    return EXIT_OK if all(result.outcome.counts for result in report.results) else EXIT_INFRA
 
 
 def summary_lines(results: list[TrialResult]) -> list[str]:
@@ -42,7 +43,7 @@ def summary_lines(results: list[TrialResult]) -> list[str]:
 
 async def validate_command(args: argparse.Namespace) -> int:
     from ..tasks import load_tasks
-    from ..tasks.validate import validate_on_cluster, validate_schema
+    from ..tasks.validate import TaskValidation, validate_schema, validate_tasks
 
     problems = validate_schema(args.paths)
     for problem in problems:
@@ -53,20 +54,22 @@ async def validate_command(args: argparse.Namespace) -> int:
     print(f"ok: {len(tasks)} task(s) valid")
     if not args.on_cluster:
         return EXIT_OK
-    with _cluster(args.kubeconfig, args.cluster_kind) as settings:
-        for task in tasks:
-            found = await validate_on_cluster(task, settings)
-            for problem in found:
-                print(problem, file=sys.stderr)
-            print(f"{task.id}: {'round trip ok' if not found else f'{len(found)} problem(s)'}")
-            problems += found
-    return EXIT_BAD_INPUT if problems else EXIT_OK
+
+    def report(result: TaskValidation) -> None:
+        print(result.line(), flush=True)
+        for problem in result.problems:
+            print(problem, file=sys.stderr)
+
+    with _cluster(args.kubeconfig, args.sandbox_kind) as settings:
+        results = await validate_tasks(tasks, settings, reference_trials=args.reference_trials, noop=args.noop,
+                                       concurrency=args.concurrency, on_result=report)
+    return EXIT_OK if all(result.ok for result in results) else EXIT_BAD_INPUT
 
 
 class _cluster:
     """The given cluster, or an embedded kubesim for the duration of the block."""
 
-    def __init__(self, kubeconfig: str | None, kind: str):
+    def __init__(self, kubeconfig: str | None, kind: str | None):
         self.kubeconfig, self.kind, self._embedded = kubeconfig, kind, None
 
     def __enter__(self) -> SandboxSettings:
@@ -77,7 +80,7 @@ class _cluster:
             return SandboxSettings(kubeconfig=self._embedded.kubeconfig_path, kind="kubesim")
         if not Path(self.kubeconfig).is_file():
             raise ConfigError(f"--kubeconfig {self.kubeconfig}: no such file")
-        return SandboxSettings(kubeconfig=self.kubeconfig, kind=self.kind)  # type: ignore[arg-type]
+        return SandboxSettings(kubeconfig=self.kubeconfig, kind=self.kind or "kubernetes")  # type: ignore[arg-type]
 
     def __exit__(self, *exc: object) -> None:
         if self._embedded is not None:

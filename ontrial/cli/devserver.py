@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
+
+from worker.app import connect
 
 from ..errors import InfraError
 
@@ -61,8 +62,7 @@ class DevServer:
             if self._process.poll() is not None:
                 raise InfraError(f"the Temporal dev server exited at startup (see {self.log_path})", transient=False)
             try:
-                return await Client.connect(self.address, namespace=self.namespace,
-                                            data_converter=pydantic_data_converter)
+                return await connect(self.address, self.namespace)
             except RuntimeError:
                 if loop.time() > deadline:
                     self.stop()

@@ -31,8 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task-queue", default=os.environ.get("ONTRIAL_TASK_QUEUE", "ontrial"))
     run.add_argument("--kubeconfig", default=os.environ.get("ONTRIAL_KUBECONFIG"),
                      help="admin kubeconfig of the sandbox cluster (default: start an embedded kubesim)")
-    run.add_argument("--cluster-kind", choices=["kubesim", "kubernetes"], default="kubesim",
-                     help="what --kubeconfig points at (kubesim advances its clock, a real cluster is waited on)")
+    run.add_argument("--sandbox-kind", choices=["kubesim", "kubernetes"], default=os.environ.get("ONTRIAL_SANDBOX_KIND"),
+                     help="what --kubeconfig points at: kubesim (its clock is advanced) or kubernetes (waited on; "
+                          "the default with --kubeconfig)")
     run.add_argument("--artifacts", default=os.environ.get("ONTRIAL_ARTIFACTS", ".artifacts"),
                      help="artifact directory (transcripts, audit logs, snapshots, run logs)")
     run.add_argument("--run-id", help="suite id prefix (default: run-<utc time>-<random>)")
@@ -46,10 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
     validate = tasks.add_parser("validate", help="check task files (schema, answer leaks, references)")
     validate.add_argument("paths", nargs="+", help="task.yaml files or directories")
     validate.add_argument("--on-cluster", action="store_true",
-                          help="also run each task's round trip (healthy → fault fails checks → reference passes) "
-                               "on --kubeconfig or an embedded kubesim")
+                          help="also run each task for real (healthy → the fault fails the checks → the reference "
+                               "solution passes, repeatedly; the noop agent fails) on --kubeconfig or an embedded "
+                               "kubesim")
     validate.add_argument("--kubeconfig", default=os.environ.get("ONTRIAL_KUBECONFIG"))
-    validate.add_argument("--cluster-kind", choices=["kubesim", "kubernetes"], default="kubesim")
+    validate.add_argument("--sandbox-kind", choices=["kubesim", "kubernetes"],
+                          default=os.environ.get("ONTRIAL_SANDBOX_KIND"))
+    validate.add_argument("--reference-trials", type=int, default=5,
+                          help="with --on-cluster: reference trials per task (all must pass)")
+    validate.add_argument("--no-noop", dest="noop", action="store_false",
+                          help="with --on-cluster: skip the noop trial (which must fail)")
+    validate.add_argument("--concurrency", type=int, default=4, help="with --on-cluster: trials at once")
 
     reap = commands.add_parser("reap", help="delete trial namespaces whose TTL has passed")
     reap.add_argument("--kubeconfig", default=os.environ.get("ONTRIAL_KUBECONFIG"), required=False)

@@ -16,21 +16,32 @@ import secrets
 import signal
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from temporalio.client import WorkflowHandle
+from temporalio.client import WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from ..agents import agent_kinds
-from ..errors import ConfigError
+from ..errors import ConfigError, InfraError
 from ..logging import add_log_file
 from ..models.result import TrialResult
 from ..models.trial import AgentSpec, SandboxSettings
 from ..tasks import load_tasks
 from .progress import ProgressLine
-from .stack import ClusterKind, open_stack
+from .stack import SandboxKind, open_stack
 
 POLL_SECONDS = 0.5
+WORKER_GRACE = timedelta(seconds=5)  # by the time the worker stops, the trials are over (or abandoned)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    run_id: str
+    results: list[TrialResult]
+    directory: Path
+    """Where the run keeps results.json, its log and the local stack's files."""
 
 
 def new_run_id() -> str:
@@ -67,13 +78,13 @@ async def run_trials(
     temporal_namespace: str = "default",
     task_queue: str = "ontrial",
     kubeconfig: str | None = None,
-    cluster_kind: ClusterKind = "kubesim",
+    sandbox_kind: SandboxKind | None = None,
     artifacts: str = ".artifacts",
     run_id: str | None = None,
     worker: bool = True,
     agent_modules: Sequence[str] = (),
     progress: ProgressLine | None = None,
-) -> list[TrialResult]:
+) -> RunReport:
     """Run every (agent, task, trial) through Temporal and return the verdicts."""
     from workflows import RunTrialsInput, RunTrialsWorkflow, TaskRef  # Temporal side, loaded on use
 
@@ -91,23 +102,26 @@ async def run_trials(
     async with AsyncExitStack() as exits:
         stack = await exits.enter_async_context(open_stack(
             temporal_address=temporal_address, temporal_namespace=temporal_namespace, kubeconfig=kubeconfig,
-            cluster_kind=cluster_kind, scratch=scratch))
+            sandbox_kind=sandbox_kind, scratch=scratch))
         if worker:
             from worker.app import build_worker
 
-            await exits.enter_async_context(build_worker(stack.client, task_queue))
-        sandbox = SandboxSettings(kubeconfig=stack.kubeconfig, kind=stack.cluster_kind)
+            await exits.enter_async_context(build_worker(stack.client, task_queue, graceful_shutdown=WORKER_GRACE))
+        sandbox = SandboxSettings(kubeconfig=stack.kubeconfig, kind=stack.sandbox_kind)
         task_refs = [TaskRef(task_id=t.id, task_file=str(Path(t.source_path).resolve())) for t in loaded]
         handles: list[WorkflowHandle] = []
         for agent in specs:
             suite_id = run_id if len(specs) == 1 else f"{run_id}-{agent.label}"
             suite = RunTrialsInput(suite_id=suite_id, tasks=task_refs, agent=agent, trials=trials,
                                    concurrency=concurrency, sandbox=sandbox, artifacts_root=str(artifacts_root))
-            handles.append(await stack.client.start_workflow(
-                RunTrialsWorkflow.run, suite, id=suite_id, task_queue=task_queue))
+            try:
+                handles.append(await stack.client.start_workflow(
+                    RunTrialsWorkflow.run, suite, id=suite_id, task_queue=task_queue))
+            except WorkflowAlreadyStartedError as err:
+                raise ConfigError(f"--run-id {run_id}: suite {suite_id} is already running") from err
         results = await _follow(handles, progress)
     (scratch / "results.json").write_text(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
-    return results
+    return RunReport(run_id, results, scratch)
 
 
 async def _follow(handles: list[WorkflowHandle], progress: ProgressLine) -> list[TrialResult]:
@@ -146,7 +160,10 @@ async def _follow(handles: list[WorkflowHandle], progress: ProgressLine) -> list
                 progress.show(total=sum(s.total for s in states), done=sum(s.done for s in states),
                               running=sum(s.running for s in states), by_outcome=by_outcome)
             await asyncio.wait([outcomes], timeout=POLL_SECONDS)
-        suites = outcomes.result()
+        try:
+            suites = outcomes.result()
+        except WorkflowFailureError as err:
+            raise InfraError(f"a suite workflow failed: {err.cause or err}") from err
         _show_final(progress, [result for suite in suites for result in suite.results])
     finally:
         loop.remove_signal_handler(signal.SIGINT)

@@ -2,7 +2,8 @@
 
 Without ``--temporal-address`` a Temporal dev server is started; without ``--kubeconfig`` an
 embedded kubesim (``time_scale=0``: its clock moves only when the sandbox advances it, so trials
-take seconds). Both are stopped when the run ends.
+take seconds). Both are stopped when the run ends. A given kubeconfig is taken for a real cluster
+unless ``--sandbox-kind kubesim`` says otherwise.
 """
 
 from __future__ import annotations
@@ -14,45 +15,50 @@ from pathlib import Path
 from typing import Literal
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
+
+from worker.app import connect as connect_client
 
 from ..errors import ConfigError, InfraError
 from .devserver import DevServer
 
-ClusterKind = Literal["kubesim", "kubernetes"]
+SandboxKind = Literal["kubesim", "kubernetes"]
 
 
 @dataclass(frozen=True)
 class Stack:
     client: Client
     kubeconfig: str
-    cluster_kind: ClusterKind
+    sandbox_kind: SandboxKind
     local_temporal: bool
 
 
 async def connect(address: str, namespace: str) -> Client:
     try:
-        return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter)
+        return await connect_client(address, namespace)
     except RuntimeError as err:
         raise InfraError(f"cannot reach Temporal at {address}: {err}", transient=False) from err
 
 
 @asynccontextmanager
 async def open_stack(*, temporal_address: str | None, temporal_namespace: str, kubeconfig: str | None,
-                     cluster_kind: ClusterKind, scratch: Path) -> AsyncIterator[Stack]:
+                     sandbox_kind: SandboxKind | None, scratch: Path) -> AsyncIterator[Stack]:
+    """``sandbox_kind`` None means: kubesim when it is started here, else a real cluster."""
     async with AsyncExitStack() as exits:
         if kubeconfig is None:
             import kubesim.embedded  # only local runs need the simulator
 
             cluster = kubesim.embedded.start(time_scale=0, kubeconfig_path=scratch / "kubesim.kubeconfig")
             exits.callback(cluster.stop)
-            kubeconfig, cluster_kind = cluster.kubeconfig_path, "kubesim"
+            kubeconfig, sandbox_kind = cluster.kubeconfig_path, "kubesim"
         elif not Path(kubeconfig).is_file():
             raise ConfigError(f"--kubeconfig {kubeconfig}: no such file")
+        else:
+            sandbox_kind = sandbox_kind or "kubernetes"
         if temporal_address is None:
             server = DevServer(scratch / "temporal-dev-server.log", namespace=temporal_namespace)
             exits.callback(server.stop)
             client = await server.start()
         else:
             client = await connect(temporal_address, temporal_namespace)
-        yield Stack(client, str(Path(kubeconfig).resolve()), cluster_kind, temporal_address is None)
+        assert sandbox_kind is not None
+        yield Stack(client, str(Path(kubeconfig).resolve()), sandbox_kind, temporal_address is None)

@@ -80,6 +80,19 @@ class Budget:
         if self.wall_seconds is not None and self.wall_elapsed() > self.wall_seconds:
             raise self._exhaust(BudgetKind.wall, round(self.wall_elapsed(), 3), self.wall_seconds)
 
+    def exceeded(self) -> BudgetExceeded | None:
+        """The exhaustion so far as an exception (for runners that watch the budget from outside), or None."""
+        if self.exhausted is None:
+            try:
+                self.check_wall()
+            except BudgetExceeded as e:
+                return e
+            return None
+        used, limit = {BudgetKind.steps: (self.used_steps + 1, self.steps),
+                       BudgetKind.tokens: (self.used_tokens, self.tokens),
+                       BudgetKind.wall: (round(self.wall_elapsed(), 3), self.wall_seconds)}[self.exhausted]
+        return BudgetExceeded(self.exhausted, used, limit or 0)
+
     def usage(self) -> Usage:
         return Usage(steps=self.used_steps, tokens=self.used_tokens, wall_seconds=round(self.wall_elapsed(), 3),
                      cost_usd=round(self.cost_usd, 6))

@@ -87,6 +87,11 @@ class AuditProxy:
     def url(self) -> str:
         return self._server.url
 
+    @property
+    def ca_pem(self) -> bytes:
+        """The CA that signed the proxy's serving certificate (also in ``kubeconfig()``)."""
+        return self._cert.ca_pem
+
     async def start(self) -> str:
         self._client = httpx.AsyncClient(verify=self._upstream_tls, follow_redirects=False,
                                          timeout=httpx.Timeout(60.0, connect=10.0))

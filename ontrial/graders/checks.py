@@ -254,15 +254,17 @@ def _samples(data: dict[str, Any]) -> list[tuple[str, float]]:
     out = []
     for item in (result or []) if kind == "vector" else []:
         labels = item.get("metric") or {}
-        name = labels.get("__name__", "") + "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())
-                                                           if k != "__name__") + "}"
-        out.append((name, float(item["value"][1])))
+        inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()) if k != "__name__")
+        name = labels.get("__name__", "") + (f"{{{inner}}}" if inner else "")
+        out.append((name or "the result", float(item["value"][1])))
     return out
 
 
 def _metric(api: _Api, spec: CheckSpec) -> tuple[bool, str]:
     status, body = api.query(spec.query)
     if status == 404 or body is None:
+        if spec.unavailable == "skip":
+            return True, f"skipped: no metrics source answered ({api.prometheus})"
         return False, f"no metrics source answered ({api.prometheus})"
     if status >= 400 or body.get("status") != "success":
         return False, f"query failed: {body.get('errorType', status)}: {body.get('error', '')}".rstrip(": ")

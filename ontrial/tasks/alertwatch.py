@@ -1,9 +1,10 @@
 """Does a task's trigger alert really fire? Watches kubesim's namespace-scoped alerting for it.
 
-Used by task validation only. On kubesim with telemetry, the task's alerting rules are registered
-for the trial namespace (unless the harness already did), then simulated time passes in scrape-
-sized steps until the trigger alert is firing or ``trigger.fire_within_seconds`` ran out. Without
-telemetry, or without rules, the watch says why it cannot check (``unavailable``).
+Used by task validation only. On kubesim with telemetry, the task's service profiles (the
+``telemetry`` sections) and alerting rules are registered for the trial namespace (the rules only
+when the harness has not already), then simulated time passes in scrape-sized steps until the
+trigger alert is firing or ``trigger.fire_within_seconds`` ran out. Without telemetry, or without
+rules, the watch says why it cannot check (``unavailable``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..sandbox.rest import KubeError, KubeRest
 from .model import Task
 
 RULES_PATH = "/kubesim/v1/namespaces/{namespace}/rules"
+PROFILES_PATH = "/kubesim/v1/telemetry/profiles"
 ALERTS_PATH = "/kubesim/v1/namespaces/{namespace}/prometheus/api/v1/alerts"
 POLL_SECONDS = 15.0
 
@@ -44,7 +46,7 @@ class AlertWatch:
             try:
                 await rest.request("GET", path)
             except KubeError as e:
-                if e.status == 503 or (e.status == 404 and "rules" not in e.message):
+                if e.status == 503 or (e.status == 404 and "no rules registered" not in e.message):
                     return cls(task, spec, namespace, "not checked (no telemetry on this cluster)")
                 if e.status != 404:
                     raise e.infra(f"read alerting rules of {namespace}") from e
@@ -52,6 +54,12 @@ class AlertWatch:
                     await rest.request("PUT", path, body=rules)
                 except KubeError as put_error:
                     raise put_error.infra(f"register alerting rules for {namespace}") from put_error
+            services = task.service_profiles()
+            if services:
+                try:
+                    await rest.request("POST", PROFILES_PATH, body=services)
+                except KubeError as e:
+                    raise e.infra("register the task's service profiles with kubesim telemetry") from e
         finally:
             access.close()
         return cls(task, spec, namespace)

@@ -148,12 +148,15 @@ class FieldNotIn(ObjectRef):
 
 class Metric(CheckSpec):
     """A PromQL instant query on the trial namespace's metrics: every returned sample within
-    [min, max]. ``empty`` says what a query returning no sample means (``fail`` by default)."""
+    [min, max]. ``empty`` says what a query returning no sample means (``fail`` by default);
+    ``unavailable`` what a cluster without a metrics source means (``fail``, or ``skip``: the check
+    passes, saying it was skipped — for a check that sharpens a task whose other checks stand alone)."""
 
     query: str = Field(min_length=1)
     min: float | None = None
     max: float | None = None
     empty: Literal["pass", "fail"] = "fail"
+    unavailable: Literal["fail", "skip"] = "fail"
 
     @model_validator(mode="after")
     def _bounded(self) -> "Metric":

@@ -292,8 +292,15 @@ class Task(Strict):
         return copy.deepcopy(self._objects)
 
     def profiles(self) -> list[dict[str, Any]]:
-        """The kubesim workload profiles the app needs (fresh copies)."""
+        """The kubesim workload profiles the app needs (fresh copies), ``telemetry`` sections included:
+        what ``POST /kubesim/v1/profiles`` takes."""
         return copy.deepcopy(self._profiles)
+
+    def service_profiles(self) -> list[dict[str, Any]]:
+        """The profile documents that carry a ``telemetry`` section (how the image behaves as a network
+        service: calls, traffic, errors, data counters), whole: what kubesim telemetry registers
+        (``POST /kubesim/v1/telemetry/profiles``)."""
+        return [p for p in copy.deepcopy(self._profiles) if "telemetry" in p]
 
     def alert_rules(self) -> dict[str, Any] | None:
         """The app's alerting rules as one Prometheus rule file (``{"groups": [...]}``), None without any."""

@@ -209,9 +209,9 @@ async def validate_tasks(tasks: Iterable[Task], settings: SandboxSettings, *,
     slots = asyncio.Semaphore(max(1, concurrency))
 
     async def one(task: Task) -> TaskValidation:
-        root = str(Path(artifacts_root) / task.id) if artifacts_root else None
+        # one shared root: trial directories under it are opaque, a per-task subdirectory would not be
         result = await validate_task(task, settings, reference_trials=reference_trials, noop=noop,
-                                     watch_alerts=watch_alerts, artifacts_root=root, slots=slots)
+                                     watch_alerts=watch_alerts, artifacts_root=artifacts_root, slots=slots)
         if on_result is not None:
             maybe = on_result(result)
             if asyncio.iscoroutine(maybe):

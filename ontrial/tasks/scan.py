@@ -158,7 +158,7 @@ def visible_texts(task: Task) -> Iterator[Visible]:
 
 # -- what must not be in it ---------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9._/:=@-]*[a-z0-9])?")
+_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9_./:=@-]*[a-z0-9])?")
 
 
 def _words(text: str) -> list[str]:

@@ -62,9 +62,10 @@ def _leaks(task: Task) -> list[tuple[tuple, str]]:
     """Contamination (``ontrial.tasks.scan``) as lint findings; text outside the task file names its file."""
     out = []
     for finding in scan_task(task):
-        inside = finding.file == str(task.source_path)
-        where = finding.field if inside else f"{finding.file}: {finding.field}"
-        out.append((finding.path, f"visible to the agent: {where} contains {finding.what}"))
+        if finding.file == str(task.source_path):
+            out.append((finding.path, f"visible to the agent: contains {finding.what}"))
+        else:
+            out.append((finding.path, f"visible to the agent: {finding.file}: {finding.field} contains {finding.what}"))
     return out
 
 

@@ -103,7 +103,7 @@ def test_admin_endpoints_need_the_admin_token(sim):
     assert httpx.get(f"{sim.url}/kubesim/v1/clock", headers={"Authorization": "Bearer wrong"}).status_code == 401
 
 
-def test_telemetry_routes_answer_503_until_telemetry_is_attached(admin):
+def test_telemetry_routes_are_absent_until_telemetry_is_attached(admin):
     for path in ("/prometheus/api/v1/query", "/kubesim/v1/namespaces/default/rules"):
         resp = admin.get(path, params={"query": "up"})
-        assert resp.status_code == 503 and resp.json()["reason"] == "ServiceUnavailable", path
+        assert resp.status_code == 404 and resp.json()["reason"] == "NotFound", path

@@ -66,7 +66,8 @@ async def test_worker_installs_the_reaper_which_deletes_only_expired_sandboxes(t
     await _namespace(trial_cluster, expired, now - timedelta(minutes=5))
     await _namespace(trial_cluster, fresh, now + timedelta(hours=1))
     env = {**os.environ, "TEMPORAL_ADDRESS": client.service_client.config.target_host, "ONTRIAL_TASK_QUEUE": queue,
-           "ONTRIAL_KUBECONFIG": trial_cluster.kubeconfig_path, "ONTRIAL_ARTIFACTS": str(tmp_path / "artifacts")}
+           "ONTRIAL_KUBECONFIG": trial_cluster.kubeconfig_path, "ONTRIAL_SANDBOX_KIND": "kubesim",
+           "ONTRIAL_ARTIFACTS": str(tmp_path / "artifacts")}
     log = tmp_path / "worker.log"
     with log.open("wb") as out:
         worker = subprocess.Popen([sys.executable, "-m", "worker", "--reaper-every-minutes", "60"], cwd=ROOT, env=env,

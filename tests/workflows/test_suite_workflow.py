@@ -10,7 +10,7 @@ from temporalio.api.enums.v1 import EventType
 
 from ontrial.models.trial import AgentSpec, SandboxSettings
 from ontrial.outcomes import Outcome
-from trial_harness import FAST, TASKS, namespaces, result_within
+from trial_harness import FAST, TASKS, namespaces, namespaces_of, result_within
 from workflows import RunTrialsInput, RunTrialsWorkflow, TaskRef
 
 
@@ -62,3 +62,25 @@ async def test_cancelling_the_suite_cancels_trials_and_leaves_no_sandbox(tempora
     mine = [r.sandbox_namespace for r in result.results if r.sandbox_namespace]
     assert mine and all(r.torn_down for r in result.results if r.sandbox_namespace)
     assert not set(mine) & set(await namespaces(trial_cluster))
+
+
+async def test_a_terminated_trial_is_an_infra_error_and_its_sandbox_is_left_to_the_reaper(
+        temporal_env, task_queue, trial_cluster, tmp_path):
+    from ontrial import steps
+
+    suite = suite_input(trial_cluster, tmp_path, "test-sleep", trials=1, concurrency=2)
+    suite = suite.model_copy(update={"tasks": suite.tasks[:1]})
+    handle = await temporal_env.client.start_workflow(RunTrialsWorkflow.run, suite, id=suite.suite_id,
+                                                      task_queue=task_queue)
+    trial_id = f"{suite.suite_id}/web-bad-image/0"
+    while not await namespaces_of(trial_cluster, trial_id):
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1.0)
+    await temporal_env.client.get_workflow_handle(trial_id).terminate("operator mistake")
+    result = await result_within(handle, 60)
+    [verdict] = result.results
+    assert verdict.outcome.outcome is Outcome.infra_error and "did not complete" in verdict.outcome.reason
+    leftovers = await namespaces_of(trial_cluster, trial_id)
+    assert leftovers  # terminate runs no workflow code: no teardown (the reaper's job)
+    for name in leftovers:
+        await steps.teardown(suite.trial_specs()[0], name)

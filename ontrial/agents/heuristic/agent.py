@@ -3,15 +3,19 @@ has them) through the gateway, walks the service graph from the alerting service
 cause, and proposes — or with ``config.apply: true`` applies — the obvious mitigation.
 
 The walk: breadth-first from the alerting service along "calls" edges (service names found in a
-deployment's environment and in the ConfigMaps it references). The first service whose own pods
-fail (image pull, config error, OOM, crash loop, unschedulable, scaled to zero) is the cause; a
-service that is merely unready is a symptom and the walk goes on to what it calls. With no cause
-on the path, any failing service in the namespace is taken; failing that, the alerting service's
-logs are searched for the dependency they name.
+deployment's settings: env values and the ConfigMaps it reads). The first service whose own pods
+fail (image pull, config error, OOM, crash loop, unschedulable, quota, own readiness probe,
+scaled to zero) is the cause; a service that is merely unready is a symptom and the walk goes on
+to what it calls. What a failing service's last rollout changed picks the label and the fix (a
+rollback when the rollout caused it). With no cause on the path: any failing service; then
+miswiring (a setting with a wrong port, a Service without endpoints or with the wrong
+targetPort); then the alerting service's last rollout, when its logs show errors or the alert is
+about its behaviour rather than Kubernetes state; then ConfigMaps that
+drifted from the last known-good state; and otherwise "no-fault" (the alert is a false alarm).
 
 Config: ``apply`` (bool, default false), ``max_services`` (walk bound, default 8).
-The last known-good ConfigMaps (``TrialContext.extra["baseline"]``, when the harness provides
-them) let it recreate a deleted ConfigMap, as an SRE would from the platform's GitOps repository.
+The last known-good app objects (``TrialContext.extra["baseline"]``, when the harness provides
+them) let it restore a deleted or drifted ConfigMap, as an SRE would from a GitOps repository.
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ from typing import Any
 from ...gateway import ToolGateway
 from ...models.trial import Diagnosis
 from ..protocol import AgentOutput, Budgets, TrialContext
+from .changes import config_drift
+from .finding import Finding, restart
 from .observe import Observations, owner_of
-from .rules import Finding, dependencies, examine, symptom_hint
+from .rules import examine, suspect_release
+from .wiring import dependencies, endpoint_problem, referenced_configmaps, wrong_port
 
 ALERT_SERVICE_LABELS = ("service", "deployment", "app", "app_kubernetes_io_name", "job", "container", "workload")
 ERROR_RATIO = ('sum by (service) (rate(http_requests_total{code=~"5.."}[5m])) / '
@@ -58,51 +65,86 @@ class HeuristicAgent:
         await obs.overview()
         start = alerting_service(alert, list(obs.deployments))
         metrics = await self._metrics(tools)
-        finding = await self._walk(obs, start, baseline)
+        seen: list[str] = []
+        finding = await self._walk(obs, start, baseline, seen) or await self._elsewhere(
+            obs, start, str((alert or {}).get("name") or ""), baseline, seen)
         if finding is None:
-            return AgentOutput(text="No failing workload found"
-                               + (f" (alerting service {start} looks healthy)" if start else "") + ".")
-        applied, outcome = False, ""
-        if self.apply and finding.plan is not None:
-            tool, args = finding.plan
-            result = await tools.call(tool, args)
-            applied = result.ok
-            outcome = f" Applied {tool}: {result.output.splitlines()[0] if result.output else ''}" if result.ok \
-                else f" Tried {tool}, which failed: {result.output[:200]}"
-        evidence = finding.evidence + ([metrics] if metrics else [])
+            summary = ("No failing workload, miswiring or configuration drift found"
+                       + (f" around {start}" if start else "") + ": the alert looks like a false alarm (no-fault).")
+            return AgentOutput(diagnosis=Diagnosis(root_cause=["no-fault"], mitigation="none needed",
+                                                   evidence=[metrics] if metrics else [], summary=summary),
+                               text=summary)
+        applied, outcome = await self._mitigate(tools, finding)
         summary = (f"{finding.summary}. Root cause: {finding.label} in {finding.service}"
                    + (f" (alert fired on {start})" if start and start != finding.service else "")
                    + f". Mitigation: {finding.proposal}." + outcome)
         diagnosis = Diagnosis(root_cause=[finding.label], causal_service=finding.service,
-                              mitigation=finding.proposal, mitigation_applied=applied, evidence=evidence,
-                              summary=summary)
+                              mitigation=finding.proposal, mitigation_applied=applied,
+                              evidence=finding.evidence + ([metrics] if metrics else []), summary=summary)
         return AgentOutput(diagnosis=diagnosis, text=summary)
 
-    async def _walk(self, obs: Observations, start: str | None, baseline: dict[str, Any] | None) -> Finding | None:
-        seen: set[str] = set()
+    async def _mitigate(self, tools: ToolGateway, finding: Finding) -> tuple[bool, str]:
+        if not self.apply or not finding.plan:
+            return False, ""
+        done = []
+        for tool, args in finding.plan:
+            result = await tools.call(tool, args)
+            if not result.ok:
+                return bool(done), f" Tried {tool}, which failed: {result.output[:200]}"
+            done.append(f"{tool}: {result.output.splitlines()[0] if result.output else 'ok'}")
+        return True, " Applied " + "; ".join(done)
+
+    async def _walk(self, obs: Observations, start: str | None, baseline: dict[str, Any] | None,
+                    seen: list[str]) -> Finding | None:
         level = [start] if start in obs.deployments else []
         soft: Finding | None = None
         while level and len(seen) < self.max_services:
             level = [s for s in dict.fromkeys(level) if s not in seen and s in obs.deployments]
-            seen.update(level)
+            seen.extend(level)
             for service in level:  # cheap first: a healthy service's examination reads nothing new
                 finding = await examine(obs, service, baseline)
                 if finding is not None and finding.hard:
                     return finding
                 soft = soft or finding
             level = [d for service in level for d in await dependencies(obs, service) if d not in seen]
-        failing = sorted({p.owner for p in obs.pods if p.owner and p.hard_failure and p.owner not in seen})
-        failing += sorted(d for d, row in obs.deployments.items() if row.get("READY", "").endswith("/0") and
-                          d not in seen and d not in failing)
+        return soft
+
+    async def _elsewhere(self, obs: Observations, start: str | None, alert_name: str,
+                         baseline: dict[str, Any] | None, seen: list[str]) -> Finding | None:
+        failing = sorted({p.owner for p in obs.pods
+                          if p.owner and (p.hard_failure or p.restarts) and p.owner not in seen})
+        failing += sorted(d for d, row in obs.deployments.items()
+                          if row.get("READY", "").endswith("/0") and d not in seen and d not in failing)
         for service in failing:
             finding = await examine(obs, service, baseline)
             if finding is not None and finding.hard:
                 return finding
-        if start in obs.deployments:
-            hint = await symptom_hint(obs, start)
-            if hint is not None:
-                return hint
-        return soft
+        for service in seen:
+            finding = await wrong_port(obs, service)
+            if finding is not None:
+                return finding
+        finding = await endpoint_problem(obs, seen or list(obs.deployments))
+        if finding is None and start in obs.deployments:
+            finding = await suspect_release(obs, start, alert_name)
+        return finding or await self._drift(obs, seen, baseline)
+
+    async def _drift(self, obs: Observations, services: list[str], baseline: dict[str, Any] | None) -> Finding | None:
+        users: dict[str, list[str]] = {}
+        for service in services:
+            for cm in referenced_configmaps(await obs.object("deployment", service)):
+                users.setdefault(cm, []).append(service)
+        for drift in await config_drift(obs, sorted(users), baseline):
+            service = users[drift.configmap][0]
+            label = "missing-configmap-key" if drift.missing and not drift.changed else "wrong-config-value"
+            keys = sorted({*drift.missing, *drift.changed})
+            return Finding(service, label, f"ConfigMap {drift.configmap} of {service} drifted from its known-good "
+                           f"state ({', '.join(keys)})", [f"configmap/{drift.configmap}: {k} = "
+                                                          f"{drift.changed[k][1] if k in drift.changed else '<absent>'}"
+                                                          for k in keys],
+                           [("patch", {"kind": "configmap", "name": drift.configmap, "patch_type": "merge",
+                                       "patch": drift.restore_patch()}), *[restart(s) for s in users[drift.configmap]]],
+                           f"restore ConfigMap {drift.configmap} and restart {', '.join(users[drift.configmap])}")
+        return None
 
     async def _metrics(self, tools: ToolGateway) -> str:
         """Per-service 5xx ratios as evidence, when the trial has a metrics source."""

@@ -10,8 +10,14 @@ import pytest
 
 from agent_trials import (CLI_AGENT, PYTHON, AgentService, KubeClientAgent, ModelServer, Served, run_trial,
                           tool_call)
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from ontrial import steps
 from ontrial.models.trial import AgentRunStatus, AgentSpec
 from ontrial.outcomes import Outcome, decide
+from ontrial.transcript_otel import export_transcript_spans
 
 
 async def test_python_adapter_gets_the_gateway_and_an_audited_kubeconfig(trial_cluster, tmp_path: Path) -> None:
@@ -84,6 +90,11 @@ async def test_command_adapter_with_mcp_and_kubectl(trial_cluster, tmp_path: Pat
 
 
 async def test_openai_adapter_runs_a_tool_calling_loop(trial_cluster, tmp_path: Path, monkeypatch) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(steps, "export_transcript_spans",
+                        lambda records: export_transcript_spans(records, provider.get_tracer("test")))
     final = {"content": "The image tag does not exist.\n```json\n" + json.dumps(
         {"root_cause": ["bad-image-tag"], "causal_service": "web", "mitigation_applied": True}) + "\n```"}
     model = ModelServer([tool_call("get_resources", kind="pods"),
@@ -110,6 +121,9 @@ async def test_openai_adapter_runs_a_tool_calling_loop(trial_cluster, tmp_path: 
     assert len(usage) == 3 and usage[0]["gen_ai.usage.input_tokens"] == 100
     assistant = [t for t in trial.transcript if t["type"] == "message" and t["role"] == "assistant"]
     assert assistant[0]["parts"][0]["type"] == "tool_call" and assistant[0]["gen_ai.request.model"] == "scripted-1"
+    spans = [s.name for s in exporter.get_finished_spans()]  # the same steps as OpenTelemetry spans
+    assert spans.count("chat scripted-1") == 3 and spans.count("execute_tool rollout_undo") == 1
+    assert "invoke_agent openai" in spans
 
 
 async def test_openai_adapter_free_text_answer_is_kept(trial_cluster, tmp_path: Path) -> None:

@@ -47,7 +47,8 @@ def test_run_on_a_local_stack_compares_two_agents(tmp_path):
 def test_run_on_given_temporal_and_cluster_exits_1_on_infra_errors(temporal_env, trial_cluster, tmp_path):
     address = temporal_env.client.service_client.config.target_host
     proc = ontrial("run", str(TASKS / "web-never-healthy"), "--temporal-address", address,
-                   "--kubeconfig", trial_cluster.kubeconfig_path, "--task-queue", f"cli-{tmp_path.name}",
+                   "--kubeconfig", trial_cluster.kubeconfig_path, "--sandbox-kind", "kubesim",
+                   "--task-queue", f"cli-{tmp_path.name}",
                    "--artifacts", str(tmp_path), cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "infra_error(sandbox)" in proc.stdout
@@ -88,3 +89,10 @@ def test_reap_deletes_nothing_fresh(trial_cluster, tmp_path):
     proc = ontrial("reap", "--kubeconfig", trial_cluster.kubeconfig_path, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "expired namespace(s)" in proc.stderr
+
+
+def test_tasks_validate_on_a_cluster_runs_the_round_trip(trial_cluster, tmp_path):
+    proc = ontrial("tasks", "validate", str(TASKS / "web-bad-image"), "--on-cluster", "--reference-trials", "2",
+                   "--kubeconfig", trial_cluster.kubeconfig_path, "--sandbox-kind", "kubesim", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "web-bad-image: ok (reference 2/2, noop failed" in proc.stdout

@@ -49,3 +49,16 @@ def test_unlimited_and_from_limits() -> None:
     assert (limits.steps, limits.tokens, limits.wall_seconds) == (3, 5, 1.5)
     assert Budget.from_limits(None).steps is None
     assert budget.usage().steps == 1000
+
+
+def test_exceeded_reports_what_ran_out_for_outside_watchers() -> None:
+    budget = Budget(steps=1, wall_seconds=60)
+    assert budget.exceeded() is None
+    budget.charge_step()
+    with pytest.raises(BudgetExceeded):
+        budget.charge_step()
+    err = budget.exceeded()
+    assert err is not None and err.kind is BudgetKind.steps and err.limit == 1
+    late = Budget(wall_seconds=0.001)
+    time.sleep(0.01)
+    assert late.exceeded().kind is BudgetKind.wall

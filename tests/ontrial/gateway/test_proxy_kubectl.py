@@ -155,7 +155,7 @@ async def test_watch_and_follow_stream_through(web_box, tmp_path: Path) -> None:
 async def test_only_the_proxy_token_gets_in_and_admin_paths_are_not_served(web_box, tmp_path: Path) -> None:
     gw, proxy, _ = await proxied(web_box, tmp_path)
     ca = tmp_path / "ca.pem"
-    ca.write_bytes(proxy._cert.ca_pem)
+    ca.write_bytes(proxy.ca_pem)
     try:
         async with httpx.AsyncClient(verify=ssl.create_default_context(cafile=str(ca))) as http:
             wrong = await http.get(proxy.url + "/api/v1/namespaces/x/pods", headers={"Authorization": "Bearer x"})

@@ -156,3 +156,29 @@ def test_unreachable_api_is_an_infra_error():
             run_checks(unreachable, "default", [check("exists", kind="ConfigMap", name="x")])
     assert info.value.transient
     assert str(info.value).startswith("checks: GET /api/v1/namespaces/default/configmaps/x failed")
+
+
+def test_field_in_and_field_not_in_accept_any_valid_fix(api, ns):
+    image = "spec.template.spec.containers[name=api].image"
+    assert results(api, ns,
+                   check("field_in", kind="Deployment", name="api", path=image, values=["demo/api:1.0", "demo/api:1.1"]),
+                   check("field_in", kind="Deployment", name="api", path=image, values=["demo/api:2.0"]),
+                   check("field_not_in", kind="Deployment", name="api", path=image, values=["demo/api:0.9"]),
+                   check("field_not_in", kind="Deployment", name="api", path=image, values=["demo/api:1.0"]),
+                   check("field_not_in", kind="Deployment", name="api", path="spec.paused", values=[True]),
+                   check("field_not_in", kind="Deployment", name="gone", path=image, values=["x"]),
+                   ) == [
+        (True, "spec.template.spec.containers[name=api].image = 'demo/api:1.0'"),
+        (False, "spec.template.spec.containers[name=api].image = 'demo/api:1.0', want one of ['demo/api:2.0']"),
+        (True, "spec.template.spec.containers[name=api].image = 'demo/api:1.0'"),
+        (False, "spec.template.spec.containers[name=api].image = 'demo/api:1.0' (one of the values it must not be)"),
+        (True, "spec.paused is not set"),
+        (False, "Deployment gone not found"),
+    ]
+
+
+def test_a_metric_check_without_a_metrics_source_fails_and_says_so(api, ns):
+    (passed, detail), = results(api, ns, check("metric", query="vector(1)", max=1))
+    assert not passed and detail == f"no metrics source answered (/kubesim/v1/namespaces/{ns}/prometheus)"
+    (passed, detail), = results(api, ns, check("metric", query="vector(1)", max=1, unavailable="skip"))
+    assert passed and detail.startswith("skipped: no metrics source answered")

@@ -196,7 +196,7 @@ BAD_FILES = [
         'tagz:',
         'app/profiles.yaml:2: tagz: unknown field (allowed: command_driven, completion, cpu, default_command, '
         'description, entrypoints, exit_codes, fatal_after_seconds, http_paths, image, image_size_bytes, logs, '
-        'memory, ports, pull_seconds, readiness, requires_env, requires_files, startup_seconds, tags)',
+        'memory, ports, pull_seconds, readiness, requires_env, requires_files, startup_seconds, tags, telemetry)',
         id='profile_unknown'),
     pytest.param(
         'app/profiles.yaml',

@@ -29,14 +29,14 @@ def test_reference_diagnosis_must_score_full_marks(tree):
 def test_task_id_in_an_alert_is_a_leak(tree):
     tree.edit("t/task.yaml", "labels: {service: web}", "labels: {service: web, runbook: demo-task}")
     assert [str(p) for p in validate_schema(["t"])] == [
-        "t/task.yaml:16: trigger.alert.labels.runbook: visible to the agent: labels.runbook contains the task id"]
+        "t/task.yaml:16: trigger.alert.labels.runbook: visible to the agent: contains the task id"]
 
 
 def test_root_cause_label_in_a_fault_patch_is_a_leak(tree):
     tree.edit("t/task.yaml", "patch: {spec: {replicas: 3}}",
               "patch: {metadata: {annotations: {note: Scaled Wrong}}, spec: {replicas: 3}}")
     assert [str(p) for p in validate_schema(["t"])] == [
-        "t/task.yaml:11: fault.steps[0].patch: visible to the agent: patch.metadata.annotations.note contains "
+        "t/task.yaml:14: fault.steps[0].patch.patch.metadata.annotations.note: visible to the agent: contains "
         "root-cause label 'scaled-wrong'"]
 
 
