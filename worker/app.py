@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import importlib
 import signal
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import structlog
 from temporalio.client import Client, Interceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
-from activities import ALL_ACTIVITIES
+from activities import SUPPORT_ACTIVITIES, TRIAL_ACTIVITIES
 from ontrial.errors import ConfigError, InfraError
 from ontrial.models.trial import SandboxSettings
 from workflows import ALL_WORKFLOWS
@@ -35,8 +37,11 @@ async def connect(address: str, namespace: str = "default",
 
 def build_worker(client: Client, task_queue: str, *,
                  graceful_shutdown: timedelta = timedelta(seconds=60),
-                 max_concurrent_activities: int = 50) -> Worker:
+                 max_concurrent_activities: int = 50,
+                 trial_activities: Sequence[Callable[..., Any]] = TRIAL_ACTIVITIES) -> Worker:
     """Every ontrial workflow and activity on one queue.
+
+    ``trial_activities`` replaces the six trial steps (``activities.instant`` for orchestration-only runs).
 
     ``graceful_shutdown`` lets a running agent step finish (or see its cancellation) when the
     worker is stopped, instead of being cut off and ending its trial as an infra error.
@@ -47,7 +52,7 @@ def build_worker(client: Client, task_queue: str, *,
         client,
         task_queue=task_queue,
         workflows=ALL_WORKFLOWS,
-        activities=ALL_ACTIVITIES,
+        activities=[*trial_activities, *SUPPORT_ACTIVITIES],
         graceful_shutdown_timeout=graceful_shutdown,
         max_concurrent_activities=max_concurrent_activities,
         max_heartbeat_throttle_interval=HEARTBEAT_THROTTLE,

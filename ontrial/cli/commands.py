@@ -4,41 +4,41 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..models.result import TrialResult
+from ..models.suite import SuiteMode
 from ..models.trial import SandboxSettings
-from .exits import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_OK
-from .run import run_trials
-from .table import tally, verdict_table
+from .exits import EXIT_BAD_INPUT, EXIT_OK, exit_code
+from .run import RunOptions, run_suites
+from .suite_view import gate_lines, stats_lines, verdict_table
 
 
 async def run_command(args: argparse.Namespace) -> int:
-    report = await run_trials(
-        args.tasks, args.agents or ["reference"], args.trials, args.concurrency,
-        temporal_address=args.temporal_address, temporal_namespace=args.temporal_namespace,
-        task_queue=args.task_queue, kubeconfig=args.kubeconfig, sandbox_kind=args.sandbox_kind,
-        artifacts=args.artifacts, run_id=args.run_id, worker=args.worker, agent_modules=args.agent_modules,
-    )
-    print(verdict_table(report.results))
-    print()
-    for line in summary_lines(report.results):
-        print(line)
-    print(f"results and logs: {report.directory}", file=sys.stderr)
-    return EXIT_OK if all(result.outcome.counts for result in report.results) else EXIT_INFRA
-
-
-def summary_lines(results: list[TrialResult]) -> list[str]:
-    lines = []
-    for agent in sorted({r.agent.label for r in results}):
-        mine = [r for r in results if r.agent.label == agent]
-        counted = [r for r in mine if r.outcome.counts]
-        passed = sum(r.outcome.passed for r in counted)
-        outcomes = Counter(r.outcome.outcome.value for r in mine)
-        lines.append(f"{agent}: passed {passed}/{len(counted)} counted trials ({tally(dict(outcomes))})")
-    return lines
+    options = RunOptions(
+        trials=args.trials, concurrency=args.concurrency, suite=args.suite, mode=SuiteMode(args.mode),
+        baseline=args.baseline, results_url=args.results, temporal_address=args.temporal_address,
+        temporal_namespace=args.temporal_namespace, task_queue=args.task_queue, kubeconfig=args.kubeconfig,
+        sandbox_kind=args.sandbox_kind, artifacts=args.artifacts, run_id=args.run_id, worker=args.worker,
+        agent_modules=args.agent_modules, model=args.model,
+        decision_window=timedelta(minutes=args.decision_window_minutes), promote_on_pass=args.promote_on_pass,
+        chunk_size=args.chunk_size, infra_error_threshold=args.infra_error_threshold)
+    report = await run_suites(args.tasks, args.agents or ["reference"], options)
+    records = [suite.record for suite in report.suites if suite.record is not None]
+    if records:
+        print(verdict_table(records))
+        print()
+        for record in records:
+            print("\n".join(stats_lines(record)))
+        print()
+    for suite in report.suites:
+        outcome = suite.outcome
+        print("\n".join(gate_lines(outcome.run_id, outcome.gate, outcome.baseline_run_id)))
+        if outcome.reports:
+            print(f"  reports: {outcome.reports.get('md')} (also .json, .junit.xml)")
+    print(f"run log: {report.directory / 'ontrial.log'}", file=sys.stderr)
+    return exit_code([suite.outcome.gate.effective for suite in report.suites])
 
 
 async def validate_command(args: argparse.Namespace) -> int:

@@ -1,51 +1,70 @@
-"""``ontrial run``: put agents on trial on a set of tasks, k trials each, and print the verdicts.
+"""``ontrial run``: put agents on trial on a set of tasks, k trials each, and gate each against its baseline.
 
-One RunTrialsWorkflow per agent (suite id ``<run id>`` or ``<run id>-<agent>`` when comparing),
-each fanning out to TrialWorkflows. An in-process worker serves them unless ``worker=False``
-(then workers started with ``python -m worker`` must serve ``task_queue``). The first Ctrl-C
-cancels the suites, waits for the trials to tear their sandboxes down and still prints what
-finished; a second Ctrl-C leaves at once (the reaper collects leftovers).
+One SuiteWorkflow per agent (run id ``<run id>``, or ``<run id>-<agent>`` when comparing agents). The
+first agent is gated against ``--baseline`` or the suite's stored baseline; each further agent against
+the first agent's run of this invocation. An in-process worker serves the suites unless ``worker=False``
+(then ``python -m worker`` processes must serve ``task_queue``). The first Ctrl-C cancels the suites:
+running trials tear their sandboxes down and the runs still finish (inconclusive); a second Ctrl-C
+leaves at once (the reaper collects leftovers).
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import json
 import secrets
 import signal
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from temporalio.client import WorkflowFailureError, WorkflowHandle
+from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from ..agents import agent_kinds
 from ..errors import ConfigError, InfraError
 from ..logging import add_log_file
-from ..models.result import TrialResult
+from ..models.suite import SuiteMode, SuiteOutcome, SuiteSpec
 from ..models.trial import AgentSpec, SandboxSettings
-from ..tasks import load_tasks
+from ..reports import RunRecord
+from ..results import ResultsStore
+from ..suite.plan import load_suite_tasks
 from .progress import ProgressLine
 from .stack import SandboxKind, open_stack
 
 POLL_SECONDS = 0.5
 WORKER_GRACE = timedelta(seconds=5)  # by the time the worker stops, the trials are over (or abandoned)
+DEFAULT_RESULTS_URL = "sqlite:///.ontrial/results.db"
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    outcome: SuiteOutcome
+    record: RunRecord | None
+    """The saved run (per-trial verdicts, statistics); None if the store could not be read back."""
 
 
 @dataclass(frozen=True)
 class RunReport:
     run_id: str
-    results: list[TrialResult]
-    directory: Path
-    """Where the run keeps results.json, its log and the local stack's files."""
+    suites: list[SuiteRun] = field(default_factory=list)
+    directory: Path = Path(".")
+    """Where the run keeps its log, its reports and the local stack's files."""
 
 
 def new_run_id() -> str:
     return f"run-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def absolute_store_url(url: str) -> str:
+    """A SQLite URL with an absolute path, so workers in other directories write to the same file."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and url != prefix + ":memory:":
+        return prefix + str(Path(url[len(prefix):]).resolve())
+    return url
 
 
 def import_agent_modules(modules: Sequence[str]) -> None:
@@ -57,76 +76,106 @@ def import_agent_modules(modules: Sequence[str]) -> None:
             raise ConfigError(f"--agent-module {name}: {err}") from err
 
 
-def agent_specs(agents: Sequence[str]) -> list[AgentSpec]:
+def agent_specs(agents: Sequence[str], model: str | None = None) -> list[AgentSpec]:
     if not agents:
         raise ConfigError("--agent: give at least one agent kind")
     if len(set(agents)) != len(agents):
         raise ConfigError("--agent: each agent may be given once")
-    unknown = [kind for kind in agents if kind not in agent_kinds()]
+    unknown = [kind for kind in agents if kind not in agent_kinds() and not kind.startswith("python:")]
     if unknown:
         raise ConfigError(f"--agent {unknown[0]}: unknown agent kind (known: {', '.join(agent_kinds())})")
-    return [AgentSpec(kind=kind) for kind in agents]
+    return [AgentSpec(kind=kind, model=model) for kind in agents]
 
 
-async def run_trials(
-    tasks: str,
-    agents: Sequence[str],
-    trials: int = 1,
-    concurrency: int = 4,
-    *,
-    temporal_address: str | None = None,
-    temporal_namespace: str = "default",
-    task_queue: str = "ontrial",
-    kubeconfig: str | None = None,
-    sandbox_kind: SandboxKind | None = None,
-    artifacts: str = ".artifacts",
-    run_id: str | None = None,
-    worker: bool = True,
-    agent_modules: Sequence[str] = (),
-    progress: ProgressLine | None = None,
-) -> RunReport:
-    """Run every (agent, task, trial) through Temporal and return the verdicts."""
-    from workflows import RunTrialsInput, RunTrialsWorkflow, TaskRef  # Temporal side, loaded on use
+def suite_name_for(tasks: str) -> str:
+    path = Path(tasks).resolve()
+    return path.parent.name if path.is_file() else path.name
 
-    if trials < 1 or concurrency < 1:
-        raise ConfigError("--trials and --concurrency must be at least 1")
-    import_agent_modules(agent_modules)
-    specs = agent_specs(agents)
-    loaded = load_tasks(tasks)
-    run_id = run_id or new_run_id()
-    artifacts_root = Path(artifacts).resolve()
+
+@dataclass(frozen=True)
+class RunOptions:
+    """``ontrial run``'s settings beyond the tasks and agents."""
+
+    trials: int = 1
+    concurrency: int = 4
+    suite: str | None = None
+    mode: SuiteMode = SuiteMode.regression
+    baseline: str | None = None
+    results_url: str = DEFAULT_RESULTS_URL
+    temporal_address: str | None = None
+    temporal_namespace: str = "default"
+    task_queue: str = "ontrial"
+    kubeconfig: str | None = None
+    sandbox_kind: SandboxKind | None = None
+    artifacts: str = ".artifacts"
+    run_id: str | None = None
+    worker: bool = True
+    agent_modules: Sequence[str] = ()
+    model: str | None = None
+    decision_window: timedelta = timedelta(0)
+    promote_on_pass: bool = False
+    chunk_size: int = 200
+    infra_error_threshold: float = 0.1
+
+
+async def run_suites(tasks: str, agents: Sequence[str], options: RunOptions,
+                     progress: ProgressLine | None = None) -> RunReport:
+    """Run every (agent, task, trial) through Temporal; return each suite's verdict and saved run."""
+    from workflows import SuiteInput, SuiteWorkflow  # the Temporal side, loaded on use
+    from workflows.suite_models import MAX_CONCURRENCY
+
+    if options.trials < 1 or not 1 <= options.concurrency <= MAX_CONCURRENCY:
+        raise ConfigError(f"--trials must be at least 1 and --concurrency between 1 and {MAX_CONCURRENCY}")
+    import_agent_modules(options.agent_modules)
+    specs = agent_specs(agents, options.model)
+    task_files = [str(Path(t.source_path).resolve()) for t in load_suite_tasks([tasks])]  # fail fast, exit 2
+    run_id = options.run_id or new_run_id()
+    results_url = absolute_store_url(options.results_url)
+    artifacts_root = Path(options.artifacts).resolve()
     scratch = artifacts_root / "runs" / run_id
     scratch.mkdir(parents=True, exist_ok=True)
     add_log_file(scratch / "ontrial.log")
     progress = progress or ProgressLine()
+    name = options.suite or suite_name_for(tasks)
     async with AsyncExitStack() as exits:
         stack = await exits.enter_async_context(open_stack(
-            temporal_address=temporal_address, temporal_namespace=temporal_namespace, kubeconfig=kubeconfig,
-            sandbox_kind=sandbox_kind, scratch=scratch))
-        if worker:
+            temporal_address=options.temporal_address, temporal_namespace=options.temporal_namespace,
+            kubeconfig=options.kubeconfig, sandbox_kind=options.sandbox_kind, scratch=scratch))
+        if options.worker:
             from worker.app import build_worker
 
-            await exits.enter_async_context(build_worker(stack.client, task_queue, graceful_shutdown=WORKER_GRACE))
+            await exits.enter_async_context(build_worker(stack.client, options.task_queue,
+                                                         graceful_shutdown=WORKER_GRACE))
         sandbox = SandboxSettings(kubeconfig=stack.kubeconfig, kind=stack.sandbox_kind)
-        task_refs = [TaskRef(task_id=t.id, task_file=str(Path(t.source_path).resolve())) for t in loaded]
         handles: list[WorkflowHandle] = []
+        first: str | None = None
         for agent in specs:
             suite_id = run_id if len(specs) == 1 else f"{run_id}-{agent.label}"
-            suite = RunTrialsInput(suite_id=suite_id, tasks=task_refs, agent=agent, trials=trials,
-                                   concurrency=concurrency, sandbox=sandbox, artifacts_root=str(artifacts_root))
+            spec = SuiteSpec(suite_id=suite_id, name=name, task_files=task_files, trials=options.trials, agent=agent,
+                             sandbox=sandbox, artifacts_root=str(artifacts_root), concurrency=options.concurrency,
+                             mode=options.mode, baseline_run_id=first or options.baseline,
+                             infra_error_threshold=options.infra_error_threshold, chunk_size=options.chunk_size)
+            window = options.decision_window if not stack.local_temporal else timedelta(0)
+            suite = SuiteInput(spec=spec, results_url=results_url, decision_window=window,
+                               promote_on_pass=options.promote_on_pass)
             try:
                 handles.append(await stack.client.start_workflow(
-                    RunTrialsWorkflow.run, suite, id=suite_id, task_queue=task_queue))
+                    SuiteWorkflow.run, suite, id=suite_id, task_queue=options.task_queue,
+                    id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE))
             except WorkflowAlreadyStartedError as err:
-                raise ConfigError(f"--run-id {run_id}: suite {suite_id} is already running") from err
-        results = await _follow(handles, progress)
-    (scratch / "results.json").write_text(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
-    return RunReport(run_id, results, scratch)
+                raise ConfigError(f"--run-id {run_id}: run {suite_id} already exists") from err
+            first = first or suite_id
+        outcomes = await follow(handles, progress)
+    store = ResultsStore(results_url)
+    return RunReport(run_id, [SuiteRun(o, store.get(o.run_id)) for o in outcomes], scratch)
 
 
-async def _follow(handles: list[WorkflowHandle], progress: ProgressLine) -> list[TrialResult]:
-    """Show progress until every suite has returned; Ctrl-C cancels them (once)."""
-    from workflows import RunTrialsWorkflow, SuiteProgress
+async def follow(handles: list[WorkflowHandle], progress: ProgressLine) -> list[SuiteOutcome]:
+    """Show progress until every suite has a verdict (finished, or waiting for a decision on a failed gate).
+
+    Ctrl-C cancels the suites (once); a second Ctrl-C leaves at once."""
+    from workflows import SuiteWorkflow
+    from workflows.suite_models import SuiteProgress, SuiteStatus
 
     loop = asyncio.get_running_loop()
     interrupted = asyncio.Event()
@@ -142,37 +191,59 @@ async def _follow(handles: list[WorkflowHandle], progress: ProgressLine) -> list
         for handle in handles:
             loop.create_task(handle.cancel())
 
+    results = [asyncio.ensure_future(handle.result()) for handle in handles]
+    verdicts: dict[int, SuiteOutcome] = {}
+    states: dict[int, SuiteProgress] = {}
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
     try:
-        outcomes = asyncio.ensure_future(asyncio.gather(*(handle.result() for handle in handles)))
-        while not outcomes.done():
-            states: list[SuiteProgress] = []
-            for handle in handles:
+        while len(verdicts) < len(handles):
+            for i, handle in enumerate(handles):
+                if i in verdicts:
+                    continue
+                if results[i].done():
+                    verdicts[i] = _result(results[i])
+                    states[i] = _final(verdicts[i])
+                    continue
                 try:
-                    states.append(await handle.query(RunTrialsWorkflow.progress))
-                except Exception:  # noqa: BLE001 - a query racing a suite's completion; next poll will do
-                    pass
+                    states[i] = state = await handle.query(SuiteWorkflow.progress)
+                except Exception:  # noqa: BLE001 - a query racing the suite's completion; the next poll will do
+                    continue
+                if state.status is SuiteStatus.awaiting_decision:
+                    outcome = await handle.query(SuiteWorkflow.outcome)
+                    if outcome is not None:
+                        verdicts[i] = outcome
             if states:
-                by_outcome: dict[str, int] = {}
-                for state in states:
-                    for name, count in state.by_outcome.items():
-                        by_outcome[name] = by_outcome.get(name, 0) + count
-                progress.show(total=sum(s.total for s in states), done=sum(s.done for s in states),
-                              running=sum(s.running for s in states), by_outcome=by_outcome)
-            await asyncio.wait([outcomes], timeout=POLL_SECONDS)
-        try:
-            suites = outcomes.result()
-        except WorkflowFailureError as err:
-            raise InfraError(f"a suite workflow failed: {err.cause or err}") from err
-        _show_final(progress, [result for suite in suites for result in suite.results])
+                _show(progress, list(states.values()))
+            pending = [r for i, r in enumerate(results) if i not in verdicts]
+            if pending:
+                await asyncio.wait(pending, timeout=POLL_SECONDS)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        for result in results:
+            result.cancel()
         progress.close()
-    return [result for suite in suites for result in suite.results]
+    return [verdicts[i] for i in range(len(handles))]
 
 
-def _show_final(progress: ProgressLine, results: list[TrialResult]) -> None:
+def _result(done: asyncio.Future[SuiteOutcome]) -> SuiteOutcome:
+    try:
+        return done.result()
+    except WorkflowFailureError as err:
+        raise InfraError(f"a suite workflow failed: {err.cause or err}") from err
+
+
+def _final(outcome: SuiteOutcome):  # noqa: ANN202 - SuiteProgress
+    from workflows.suite_models import SuiteProgress, SuiteStatus
+
+    return SuiteProgress(status=SuiteStatus.done, total=outcome.trials, done=outcome.trials,
+                         by_outcome=dict(outcome.outcome_counts))
+
+
+def _show(progress: ProgressLine, states: list) -> None:
     by_outcome: dict[str, int] = {}
-    for result in results:
-        by_outcome[result.outcome.outcome.value] = by_outcome.get(result.outcome.outcome.value, 0) + 1
-    progress.show(total=len(results), done=len(results), running=0, by_outcome=by_outcome)
+    for state in states:
+        for name, count in state.by_outcome.items():
+            by_outcome[name] = by_outcome.get(name, 0) + count
+    busy = sorted({s.status.value for s in states if s.status.value not in ("running", "planning", "done")})
+    progress.show(total=sum(s.total for s in states), done=sum(s.done for s in states),
+                  running=sum(s.running for s in states), by_outcome=by_outcome, status=", ".join(busy))

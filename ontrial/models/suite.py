@@ -8,6 +8,7 @@ from enum import Enum
 from pydantic import Field
 
 from .base import Wire
+from .result import TrialResult
 from .trial import AgentSpec, SandboxSettings
 
 
@@ -137,3 +138,100 @@ class GateResult(Wire):
         if self.override is not None and self.verdict is GateVerdict.failed:
             return GateVerdict.passed
         return self.verdict
+
+
+class RunVersions(Wire):
+    """What a run's numbers depend on, so two runs are only compared when they are comparable."""
+
+    harness: str
+    grader: str = ""
+    task_set_hash: str = ""
+    task_versions: dict[str, str] = Field(default_factory=dict, description="task id -> the task's declared version")
+    task_hashes: dict[str, str] = Field(default_factory=dict, description="task id -> content hash of its files")
+    agent: AgentSpec | None = Field(default=None, description="agent kind, name, model and config as run")
+
+
+class PlannedTask(Wire):
+    task_id: str
+    task_file: str = Field(description="absolute path of the task YAML as the worker sees it")
+    category: str = ""
+    slices: dict[str, str] = Field(default_factory=dict)
+
+
+class SuitePlan(Wire):
+    """The tasks a suite run covers, resolved once at its start (later file edits do not change the run)."""
+
+    tasks: list[PlannedTask]
+    versions: RunVersions
+
+    def trial_count(self, trials_per_task: int) -> int:
+        return len(self.tasks) * trials_per_task
+
+    def trial_at(self, index: int) -> tuple[PlannedTask, int]:
+        """Trial-major order (every task's first trial first), so a partial run still covers every task."""
+        return self.tasks[index % len(self.tasks)], index // len(self.tasks)
+
+
+class RunStatus(str, Enum):
+    completed = "completed"
+    cancelled = "cancelled"  # some trials never ran; the gate is inconclusive
+
+
+class SuiteOutcome(Wire):
+    """What a suite run returns: the verdict and where the evidence is (trials are in the results store)."""
+
+    run_id: str
+    suite_name: str
+    agent: AgentSpec
+    mode: SuiteMode
+    status: RunStatus = RunStatus.completed
+    trials: int = 0
+    outcome_counts: dict[str, int] = Field(default_factory=dict)
+    pass_hat_1: float | None = None
+    gate: GateResult
+    baseline_run_id: str | None = None
+    reports: dict[str, str] = Field(default_factory=dict, description="format -> file path")
+    promoted: bool = False
+
+
+class OverrideRequest(Wire):
+    """A human's decision to ship despite a failed gate (the Update's argument).
+
+    Plain strings, checked by the update validator, so a blank field is rejected with a clear message
+    instead of failing to decode."""
+
+    approver: str = ""
+    reason: str = ""
+    promote: bool = Field(default=False, description="also make the run its suite's baseline")
+
+
+class PromoteRequest(Wire):
+    approver: str = ""
+    reason: str = ""
+
+
+class RecordTrials(Wire):
+    results_url: str
+    run_id: str
+    results: list[TrialResult]
+
+
+class FinishRequest(Wire):
+    """Everything the end-of-suite activity needs to summarize, gate, report and save a run."""
+
+    results_url: str
+    spec: SuiteSpec
+    plan: SuitePlan
+    started_at: datetime
+    finished_at: datetime
+    cancelled: bool = False
+    wait_for_baseline: bool = True
+    """An explicit baseline run not yet in the store is waited for (it may be running alongside)."""
+    promote_on_pass: bool = False
+
+
+class ApplyOverride(Wire):
+    results_url: str
+    run_id: str
+    override: Override
+    promote: bool = False

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from sqlalchemy import (Boolean, Column, DateTime, Float, Integer, MetaData, String, Table, Text, create_engine,
                         select, update)
 
+from ..models.result import TrialResult
 from ..models.suite import Override
 from ..reports.record import RunRecord
 
@@ -50,6 +51,17 @@ trials = Table(
     Column("wall_seconds", Float),
 )
 
+# Trial verdicts as they arrive during a run (the suite workflow records them in batches), before the run
+# is summarized and saved: the workflow history carries aggregates only.
+trial_results = Table(
+    "trial_results", _meta,
+    Column("trial_id", String(400), primary_key=True),
+    Column("run_id", String(200), index=True, nullable=False),
+    Column("task_id", String(200), nullable=False),
+    Column("trial_index", Integer, nullable=False),
+    Column("result", Text, nullable=False),
+)
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -83,7 +95,7 @@ class ResultsStore:
         r = rec.report
         row = dict(
             run_id=rec.run_id, suite=rec.suite_name, agent=r.agent.label, model=r.agent.model,
-            started_at=r.started_at, finished_at=r.finished_at, pass_hat_1=r.pass_hat_1.estimate,
+            started_at=rec.started_at or r.started_at, finished_at=rec.finished_at or r.finished_at, pass_hat_1=r.pass_hat_1.estimate,
             gate=rec.gate.effective.value if rec.gate else None, task_set_hash=rec.versions.task_set_hash,
             harness_version=rec.versions.harness, grader_version=rec.versions.grader, record=rec.to_json(),
         )
@@ -100,6 +112,26 @@ class ResultsStore:
                          wall_seconds=t.run.usage.wall_seconds if t.run else None)
                     for t in rec.trials
                 ])
+
+    def record_trials(self, run_id: str, results: list[TrialResult]) -> None:
+        """Keep trial verdicts of a running suite (idempotent per trial id: a retried batch replaces itself)."""
+        if not results:
+            return
+        ids = [t.trial_id for t in results]
+        with self.engine.begin() as cx:
+            cx.execute(trial_results.delete().where(trial_results.c.trial_id.in_(ids)))
+            cx.execute(trial_results.insert(), [
+                dict(trial_id=t.trial_id, run_id=run_id, task_id=t.task_id, trial_index=t.trial_index,
+                     result=t.model_dump_json())
+                for t in results
+            ])
+
+    def recorded_trials(self, run_id: str) -> list[TrialResult]:
+        """The trial verdicts recorded so far for a run, in (task, trial) order."""
+        with self.engine.connect() as cx:
+            rows = cx.execute(select(trial_results.c.result).where(trial_results.c.run_id == run_id)
+                              .order_by(trial_results.c.task_id, trial_results.c.trial_index))
+            return [TrialResult.model_validate_json(row[0]) for row in rows]
 
     def get(self, run_id: str) -> RunRecord | None:
         with self.engine.connect() as cx:

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
+from kubernetes.config.incluster_config import load_incluster_config
 from kubernetes.config.kube_config import new_client_from_config, new_client_from_config_dict
 
 from ..errors import ConfigError
@@ -39,8 +40,20 @@ def _access(api_client: ApiClient) -> ClusterAccess:
     return ClusterAccess(api_client, cfg.host.rstrip("/"), token, ca_data, bool(cfg.verify_ssl))
 
 
+IN_CLUSTER = "in-cluster"
+
+
 def load_admin(kubeconfig: str, context: str | None = None) -> ClusterAccess:
-    """Connect with the admin kubeconfig of the target cluster (kubesim or real)."""
+    """Connect with the admin kubeconfig of the target cluster (kubesim or real).
+
+    ``in-cluster`` uses the pod's ServiceAccount, as the worker Deployment in deploy/ does."""
+    if kubeconfig == IN_CLUSTER:
+        cfg = Configuration()
+        try:
+            load_incluster_config(client_configuration=cfg)
+        except ConfigException as e:
+            raise ConfigError(f"sandbox kubeconfig in-cluster: {e}") from e
+        return _access(ApiClient(cfg))
     path = Path(kubeconfig).expanduser()
     if not path.is_file():
         raise ConfigError(f"sandbox kubeconfig {kubeconfig} does not exist")

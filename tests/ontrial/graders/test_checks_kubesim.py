@@ -178,7 +178,9 @@ def test_field_in_and_field_not_in_accept_any_valid_fix(api, ns):
 
 
 def test_a_metric_check_without_a_metrics_source_fails_and_says_so(api, ns):
-    (passed, detail), = results(api, ns, check("metric", query="vector(1)", max=1))
-    assert not passed and detail == f"no metrics source answered (/kubesim/v1/namespaces/{ns}/prometheus)"
-    (passed, detail), = results(api, ns, check("metric", query="vector(1)", max=1, unavailable="skip"))
-    assert passed and detail.startswith("skipped: no metrics source answered")
+    nowhere = "/no-prometheus-here/{namespace}"
+    (result,) = run_checks(api, ns, [check("metric", query="vector(1)", max=1)], prometheus=nowhere)
+    assert not result.passed and result.detail == f"no metrics source answered (/no-prometheus-here/{ns})"
+    (result,) = run_checks(api, ns, [check("metric", query="vector(1)", max=1, unavailable="skip")],
+                           prometheus=nowhere)
+    assert result.passed and result.detail.startswith("skipped: no metrics source answered")

@@ -3,9 +3,8 @@
 For each task: the app deploys healthy with every outcome check passing, the fault breaks at
 least one (a no-fault task keeps them all), the trigger alert fires where the cluster has
 telemetry, the reference solution passes 5 of 5 independent trials, and the noop agent fails.
-kubesim runs in its own process (frozen clock, the trials advance it; telemetry attached when
-kubesim has it) so the API server and the harness use separate cores; trials of different tasks
-run concurrently on it. ``ONTRIAL_VALIDATE_TRIALS`` lowers the reference trial count for quick
+kubesim runs in its own process (frozen clock, the trials advance it) so the API server and the
+harness use separate cores; trials of different tasks run concurrently on it. ``ONTRIAL_VALIDATE_TRIALS`` lowers the reference trial count for quick
 local runs.
 """
 
@@ -30,43 +29,31 @@ TRIALS = int(os.environ.get("ONTRIAL_VALIDATE_TRIALS", "5"))
 CONCURRENCY = 4
 
 
-# A kubesim server process with a frozen clock and, when kubesim has it, telemetry attached.
-SERVER = """
-import signal, sys
-from kubesim import embedded
-from kubesim.build import build_cluster
-cluster = build_cluster(time_scale=0)
-try:
-    from kubesim import telemetry
-    if getattr(cluster, "telemetry", None) is None:
-        cluster.controllers += telemetry.attach(cluster)
-    attached = "with telemetry"
-except ImportError:
-    attached = "without telemetry"
-signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-sim = embedded.start(cluster=cluster, kubeconfig_path=sys.argv[1])
-print("kubesim serving", attached, flush=True)
-signal.sigwait({signal.SIGTERM})
-sim.stop()
-"""
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[SandboxSettings, bool]]:
+    """``python -m kubesim serve`` with a frozen clock; (settings, whether kubesim has telemetry)."""
     pytest.importorskip("kubesim.embedded", reason="kubesim is not importable")
     kubeconfig = tmp_path_factory.mktemp("kubesim") / "kubeconfig.yaml"
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(kubeconfig)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "kubesim", "serve", "--time-scale", "0", "--kubeconfig",
+                             str(kubeconfig)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         first = proc.stdout.readline()
         assert "kubesim serving" in first, f"kubesim did not start: {first}{proc.stdout.read()}"
-        yield SandboxSettings(kubeconfig=str(kubeconfig), kind="kubesim"), "with telemetry" in first
+        yield SandboxSettings(kubeconfig=str(kubeconfig), kind="kubesim"), has_telemetry()
     finally:
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def has_telemetry() -> bool:
+    try:
+        from kubesim.build import build_cluster
+    except ImportError:
+        return False
+    return getattr(build_cluster(time_scale=0), "telemetry", None) is not None
 
 
 @pytest.fixture(scope="module")
