@@ -125,18 +125,22 @@ class Cassette:
     def from_transcript(cls, events: Iterable[Mapping[str, Any]], namespace: str | None = None,
                         meta: Mapping[str, Any] | None = None) -> Cassette:
         """Rebuild the cassette of a finished trial from its transcript events (``tool.call`` +
-        ``tool.result`` pairs, joined by call id)."""
+        ``tool.result`` pairs, joined by call id; the alert of ``session.start`` goes in ``meta``)."""
         cassette = cls(namespace, dict(meta or {}))
         calls: dict[str, tuple[str, dict[str, Any]]] = {}
         for event in events:
             kind = event.get("type") or event.get("event") or event.get("name")
             call_id = event.get("gen_ai.tool.call.id")
-            if kind == "tool.call" and call_id is not None:
-                calls[call_id] = (event.get("gen_ai.tool.name", ""), dict(event.get("gen_ai.tool.call.arguments") or {}))
+            if kind == "session.start" and event.get("alert") is not None:
+                cassette.meta.setdefault("alert", event["alert"])  # what the agent was handed
+            elif kind == "tool.call" and call_id is not None:
+                args = dict(event.get("gen_ai.tool.call.arguments") or {})
+                calls[call_id] = (event.get("gen_ai.tool.name", ""), args)
             elif kind == "tool.result" and call_id in calls:
                 tool, args = calls.pop(call_id)
-                cassette.add(tool, args, ToolResult(bool(event.get("ok")), str(event.get("gen_ai.tool.call.result", "")),
-                                                    bool(event.get("blocked", False)), event.get("violation")))
+                output = str(event.get("gen_ai.tool.call.result", ""))
+                cassette.add(tool, args, ToolResult(bool(event.get("ok")), output, bool(event.get("blocked", False)),
+                                                    event.get("violation")))
         return cassette
 
 
@@ -242,6 +246,40 @@ class ReplayGateway:
     def faithful(self) -> bool:
         """The replay made exactly the recorded calls, in order."""
         return not self.findings and not self.unused()
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """An agent replayed against a cassette: its answer, where it left the recording, what it skipped."""
+
+    output: Any  # the agent's AgentOutput
+    findings: tuple[ReplayFinding, ...]
+    unused: tuple[Interaction, ...]
+
+    @property
+    def faithful(self) -> bool:
+        return not self.findings and not self.unused
+
+
+async def replay_trial(agent: Any, cassette: Cassette, *, alert: dict[str, Any] | None = None, budgets: Any = None,
+                       ctx: Any = None) -> ReplayReport:
+    """Run ``agent`` (an ``ontrial.agents.Agent``) against the recording instead of a cluster.
+
+    ``alert`` defaults to the one the recorded agent was handed; ``budgets`` (agents.Budgets) bound
+    the replayed steps; ``ctx`` (a TrialContext) is passed to ``setup`` when the agent needs one."""
+    from .agents.protocol import Budgets
+
+    budgets = budgets or Budgets()
+    gateway = ReplayGateway(cassette, budget=Budget(steps=budgets.steps, tokens=budgets.tokens))
+    if ctx is not None:
+        await agent.setup(ctx)
+    try:
+        output = await agent.invoke(alert if alert is not None else dict(cassette.meta.get("alert") or {}),
+                                    gateway, budgets)
+    finally:
+        if ctx is not None:
+            await agent.teardown()
+    return ReplayReport(output, tuple(gateway.findings), tuple(gateway.unused()))
 
 
 # -- artifacts ----------------------------------------------------------------------------------------

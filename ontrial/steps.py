@@ -25,6 +25,7 @@ from .gateway import AuditLog, Budget, BudgetExceeded, ToolGateway
 from .gateway.context import TrialExtras
 from .models.trial import AgentRun, AgentRunStatus, BudgetKind, FaultReport, Grade, SandboxRef, TrialSpec
 from .sandbox.clock import kubesim_clock, wait_until
+from .tasks.alertwatch import AlertWatch
 from .sandbox.kube import KubeBackend, trial_label
 from .sandbox.kubeconfig import client_from_kubeconfig_text
 from .sandbox.objects import namespace_objects, rollout_pending, snapshot_json
@@ -85,14 +86,28 @@ def alert_for(task: Task, namespace: str) -> dict[str, Any]:
 
 
 async def inject_fault(spec: TrialSpec, sandbox: SandboxRef) -> FaultReport:
-    """Apply the task's fault steps, then let ``fault.settle_seconds`` pass so symptoms show."""
+    """Apply the task's fault steps, let ``fault.settle_seconds`` pass so symptoms show, then wait
+    (bounded) for the trigger alert to fire: the agent starts on its Alertmanager payload, as on call.
+
+    Where alerts cannot fire from telemetry (a real cluster without our rules, or a task without
+    rules) the task's explicit alert payload is handed over instead. A trigger that never fires is
+    an infra error of the fault stage: the task or the simulator is wrong, not the agent.
+    """
     task = task_for(spec)
     backend, _ = _backend(spec)
+    watch = await AlertWatch.start(task, spec, sandbox.namespace)
     async with backend:
         applied = await backend.inject(sandbox.namespace, list(task.fault.steps))
         if task.fault.settle_seconds > 0:
             await backend.waiter.pass_time(task.fault.settle_seconds)
-    return FaultReport(applied=applied, alert=alert_for(task, sandbox.namespace))
+    alert: dict[str, Any] = alert_for(task, sandbox.namespace)
+    if watch.unavailable is None:
+        if not await watch.wait_firing():
+            raise InfraError(f"trigger alert {task.trigger.alert.name} did not fire within "
+                             f"{task.trigger.fire_within_seconds:.0f}s of the fault{watch.seen_note()}",
+                             transient=False)
+        alert = await watch.payload() or alert
+    return FaultReport(applied=applied, alert=alert)
 
 
 # -- the agent -------------------------------------------------------------------------------------

@@ -83,8 +83,15 @@ async def run_worker(config: WorkerConfig, interceptors: list[Interceptor] | Non
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     log.info("worker.started", address=config.temporal_address, namespace=config.temporal_namespace,
-             task_queue=config.task_queue, reaper=bool(config.kubeconfig and config.reaper_every))
+             task_queue=config.task_queue, reaper=bool(config.kubeconfig and config.reaper_every),
+             api_port=config.api_port)
     async with worker:
-        await stop.wait()
+        if config.api_port:
+            from .api import GateApi, serve
+            from .config import api_settings
+
+            await serve(GateApi(client, api_settings(config)), config.api_host, config.api_port, stop)
+        else:
+            await stop.wait()
         log.info("worker.stopping", graceful_seconds=config.graceful_shutdown.total_seconds())
     log.info("worker.stopped")

@@ -172,7 +172,7 @@ class SuiteWorkflow:
             await finish_shielded(asyncio.gather(*started, return_exceptions=True))
         assert self._state is not None
         self._state = self._state.model_copy(update={"next_index": index})
-        _, cancel_seen = await finish_shielded(self._record(everything=True))
+        _, cancel_seen = await finish_shielded(self._record_all())
         if cancel_seen:
             self._cancelled()
 
@@ -223,10 +223,10 @@ class SuiteWorkflow:
         self._state = state.model_copy(update={"by_outcome": {**state.by_outcome, name: state.by_outcome.get(name, 0) + 1}})
         self._unrecorded.append(result)
         if len(self._unrecorded) >= self._input.record_batch:
-            self._recording.append(asyncio.ensure_future(self._record()))
+            self._flush()
 
-    async def _record(self, everything: bool = False) -> None:
-        """Send the unrecorded verdicts to the results store; with ``everything``, also wait for earlier batches."""
+    def _flush(self) -> None:
+        """Send the unrecorded verdicts to the results store (one activity per batch, not awaited here)."""
         assert self._input is not None
         batch, self._unrecorded = self._unrecorded, []
         if batch:
@@ -234,9 +234,12 @@ class SuiteWorkflow:
                 record_trials, RecordTrials(results_url=self._input.results_url, run_id=self._spec.suite_id,
                                             results=batch),
                 retry_policy=STORE_RETRY, summary=f"record {len(batch)} trials", **STORE_TIMEOUTS)))
-        if everything:
-            pending, self._recording = self._recording, []
-            await asyncio.gather(*pending)
+
+    async def _record_all(self) -> None:
+        """Flush the rest and wait until every batch is in the store."""
+        self._flush()
+        pending, self._recording = self._recording, []
+        await asyncio.gather(*pending)
 
     async def _finish(self) -> SuiteOutcome:
         suite, state = self._input, self._state

@@ -40,6 +40,19 @@ async def connect(address: str, namespace: str) -> Client:
 
 
 @asynccontextmanager
+async def open_temporal(*, temporal_address: str | None, temporal_namespace: str, scratch: Path) -> AsyncIterator[Client]:
+    """The given Temporal server, or a throwaway dev server for the duration of the block."""
+    if temporal_address is not None:
+        yield await connect(temporal_address, temporal_namespace)
+        return
+    server = DevServer(scratch / "temporal-dev-server.log", namespace=temporal_namespace)
+    try:
+        yield await server.start()
+    finally:
+        server.stop()
+
+
+@asynccontextmanager
 async def open_stack(*, temporal_address: str | None, temporal_namespace: str, kubeconfig: str | None,
                      sandbox_kind: SandboxKind | None, scratch: Path) -> AsyncIterator[Stack]:
     """``sandbox_kind`` None means: kubesim when it is started here, else a real cluster."""
@@ -54,11 +67,7 @@ async def open_stack(*, temporal_address: str | None, temporal_namespace: str, k
             raise ConfigError(f"--kubeconfig {kubeconfig}: no such file")
         else:
             sandbox_kind = sandbox_kind or "kubernetes"
-        if temporal_address is None:
-            server = DevServer(scratch / "temporal-dev-server.log", namespace=temporal_namespace)
-            exits.callback(server.stop)
-            client = await server.start()
-        else:
-            client = await connect(temporal_address, temporal_namespace)
+        client = await exits.enter_async_context(open_temporal(
+            temporal_address=temporal_address, temporal_namespace=temporal_namespace, scratch=scratch))
         assert sandbox_kind is not None
         yield Stack(client, str(Path(kubeconfig).resolve()), sandbox_kind, temporal_address is None)

@@ -28,7 +28,8 @@ _SEP_CLASS = r"[\s\-_./]*"
 # causes share ("OOMKilled", "out of memory") are deliberately absent: describing them is not
 # naming a wrong cause.
 ROOT_CAUSE_FAMILIES: Mapping[str, tuple[str, ...]] = {
-    "memory-limit-too-low": ("memory-limit-too-low", "memory-limit-cut", "insufficient-memory-limit", "memory-limit-lowered", "limitrange-default-limit",
+    "memory-limit-too-low": ("memory-limit-too-low", "memory-limit-cut", "insufficient-memory-limit",
+                             "memory-limit-lowered", "limitrange-default-limit",
                              "default-memory-limit"),
     "memory-leak": ("memory-leak", "leaking-memory", "unbounded-memory-growth"),
     "bad-image": ("bad-image-tag", "image-not-found", "nonexistent-image-tag", "image-pull-error",

@@ -1,6 +1,7 @@
 """Does a task's trigger alert really fire? Watches kubesim's namespace-scoped alerting for it.
 
-Used by task validation only. On kubesim with telemetry, the task's service profiles (the
+Used by the trial (the agent starts on the Alertmanager payload of the first firing trigger alert)
+and by task validation. On kubesim with telemetry, the task's service profiles (the
 ``telemetry`` sections) and alerting rules are registered for the trial namespace (the rules only
 when the harness has not already), then simulated time passes in scrape-sized steps until the
 trigger alert is firing or ``trigger.fire_within_seconds`` ran out. Without telemetry, or without
@@ -20,6 +21,7 @@ from .model import Task
 RULES_PATH = "/kubesim/v1/namespaces/{namespace}/rules"
 PROFILES_PATH = "/kubesim/v1/telemetry/profiles"
 ALERTS_PATH = "/kubesim/v1/namespaces/{namespace}/prometheus/api/v1/alerts"
+NOTIFICATIONS_PATH = "/kubesim/v1/namespaces/{namespace}/notifications"
 POLL_SECONDS = 15.0
 
 
@@ -96,6 +98,24 @@ class AlertWatch:
             return fired
         finally:
             access.close()
+
+    async def payload(self) -> dict[str, Any] | None:
+        """The newest Alertmanager (v4 webhook) payload carrying the trigger alert as firing."""
+        access = load_admin(self.spec.sandbox.kubeconfig, self.spec.sandbox.context)
+        try:
+            rest = KubeRest(access.api_client)
+            try:
+                doc = (await rest.request("GET", NOTIFICATIONS_PATH.format(namespace=self.namespace))).json() or {}
+            except KubeError as e:
+                raise e.infra(f"read alert notifications of {self.namespace}") from e
+        finally:
+            access.close()
+        for item in reversed(doc.get("notifications") or []):
+            payload = item.get("payload") or {}
+            alerts = payload.get("alerts") or []
+            if any(self._matches({"labels": a.get("labels"), "state": a.get("status")}) for a in alerts):
+                return payload
+        return None
 
     def seen_note(self) -> str:
         return f" (firing instead: {', '.join(sorted(self.seen))})" if self.seen else ""

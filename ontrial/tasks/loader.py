@@ -6,6 +6,7 @@ the problems instead, for ``ontrial tasks validate``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import types
@@ -138,7 +139,7 @@ def _load_refs(task: Task, source: Path, display: str, located: Located, field: 
         shown = os.path.normpath(os.path.join(os.path.dirname(display), rel))
         try:
             raw = target.read_bytes()
-            docs = load_all_located(raw.decode("utf-8"))
+            docs = _parsed(raw.decode("utf-8"))
         except FileNotFoundError:
             problems.append(TaskProblem(display, line, format_path(path), f"file not found: {shown}"))
             continue
@@ -160,6 +161,13 @@ def _load_refs(task: Task, source: Path, display: str, located: Located, field: 
                 if not found:
                     out.append(item)
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> list[Located]:
+    """Shared app files are read by every task that uses them: parse each distinct text once.
+    The documents are shared, so nothing may mutate them (Task hands out deep copies)."""
+    return load_all_located(text)
 
 
 def _load_runbooks(task: Task, source: Path, display: str, located: Located, files: dict[str, bytes],

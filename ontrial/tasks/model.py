@@ -164,7 +164,7 @@ class Alert(Strict):
 
 class Trigger(Strict):
     alert: Alert
-    fire_within_seconds: float = Field(default=600.0, gt=0, description="bound on waiting for the alert to fire "
+    fire_within_seconds: float = Field(default=900.0, gt=0, description="bound on waiting for the alert to fire "
                                        "after the fault (where an alerting rule of that name is registered)")
 
 

@@ -11,6 +11,7 @@ Every finding names the file and the field (or line) that holds the text, so it 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -20,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..graders.diagnosis import mentions, normalize_label
+from ..graders.diagnosis import normalize_label
 from .loader import collect_many
 from .model import Task
 from .problems import TaskProblem
@@ -86,8 +87,15 @@ def _shown(task: Task, rel: str) -> str:
 
 
 def _docs(path: Path) -> list[Any]:
+    return _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse(text: str) -> list[Any]:
+    """Documents of a YAML stream (a top-level list counts as many); parsed once per distinct text."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     docs: list[Any] = []
-    for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+    for doc in yaml.load_all(text, Loader=loader):
         docs.extend(doc if isinstance(doc, list) else [doc])
     return [d for d in docs if d is not None]
 
@@ -159,6 +167,21 @@ def visible_texts(task: Task) -> Iterator[Visible]:
 # -- what must not be in it ---------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9_./:=@-]*[a-z0-9])?")
+
+
+@functools.lru_cache(maxsize=1024)
+def _mention_pattern(label: str) -> re.Pattern[str] | None:
+    """``graders.diagnosis.mentions`` as one compiled pattern: the label as a whole word, separators
+    between its characters optional."""
+    chars = normalize_label(label)
+    if not chars:
+        return None
+    return re.compile(r"(?<![a-z0-9])" + r"[\s\-_./]*".join(re.escape(c) for c in chars) + r"(?![a-z0-9])")
+
+
+def mentions(text: str, label: str) -> bool:
+    pattern = _mention_pattern(label)
+    return pattern is not None and pattern.search(text.lower()) is not None
 
 
 def _words(text: str) -> list[str]:

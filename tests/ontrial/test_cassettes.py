@@ -11,7 +11,7 @@ from ontrial import steps
 from ontrial.agents import Budgets, ReferenceAgent
 from ontrial.artifacts import artifact_store_for
 from ontrial.cassettes import (NAMESPACE_PLACEHOLDER, Cassette, CassetteError, RecordingGateway, ReplayGateway,
-                               canonical_args, cassette_from_trial, load_cassette, store_cassette)
+                               canonical_args, cassette_from_trial, load_cassette, replay_trial, store_cassette)
 from ontrial.gateway import AuditLog, Budget, BudgetExceeded, Invariants, ToolGateway, ToolResult
 from ontrial.models.trial import AgentSpec, SandboxSettings, TrialSpec
 from ontrial.sandbox import client_from_kubeconfig_text
@@ -43,7 +43,8 @@ async def recorded(sim, tmp_path_factory) -> dict[str, Any]:
                               Budget(steps=30), AuditLog(spec.trial_id))
         sink = store.open_append(spec.trial_id, "recorded.jsonl")
         recording = RecordingGateway(gateway, sink=sink)
-        listing = await recording.call("get_resources", {"kind": "Pod", "label_selector": "app.kubernetes.io/name=berths"})
+        listing = await recording.call("get_resources", {"kind": "Pod",
+                                                         "label_selector": "app.kubernetes.io/name=berths"})
         missing = await recording.call("describe", {"kind": "Deployment", "name": "nonexistent"})
         blocked = await recording.call("delete", {"kind": "Deployment", "name": "berths"})
         sink.close()
@@ -80,12 +81,23 @@ async def test_a_trial_transcript_becomes_a_cassette_artifact(recorded):
 async def test_the_reference_agent_replays_faithfully_without_a_cluster(recorded, sim):
     run, store = recorded["run"], recorded["store"]
     cassette = cassette_from_trial(store, run.transcript_ref, recorded["sandbox"].namespace)
-    replay = ReplayGateway(cassette)
-    agent = ReferenceAgent.for_task(load_task(TASK))
-    output = await agent.invoke({}, replay, Budgets())
-    assert replay.faithful and replay.findings == [] and replay.unused() == []
-    assert output.text.splitlines()[-1].startswith("rollout_undo: ok")
-    assert output.diagnosis.root_cause == ["bad-image-tag"]
+    assert cassette.meta["alert"]["name"] == "KubeDeploymentRolloutStuck"
+    report = await replay_trial(ReferenceAgent.for_task(load_task(TASK)), cassette, budgets=Budgets(steps=30))
+    assert report.faithful and report.findings == () and report.unused == ()
+    assert report.output.text.splitlines()[-1].startswith("rollout_undo: ok")
+    assert report.output.diagnosis.root_cause == ["bad-image-tag"]
+
+
+async def test_a_changed_agent_replays_with_findings_where_it_diverged(recorded):
+    cassette = cassette_from_trial(recorded["store"], recorded["run"].transcript_ref, recorded["sandbox"].namespace)
+    changed = ReferenceAgent([{"tool": "get_events", "args": {}},
+                              {"tool": "scale", "args": {"kind": "Deployment", "name": "berths", "replicas": 0}}],
+                             None)
+    report = await replay_trial(changed, cassette)
+    assert not report.faithful
+    assert [(f.tool, f.kind) for f in report.findings] == [("get_events", "out-of-order"), ("scale", "no-recording")]
+    assert [i.tool for i in report.unused] == ["get_resources", "rollout_undo"]
+    assert report.output.text.splitlines()[1].startswith("scale: error: no recording: scale")
 
 
 async def test_an_unrecorded_call_is_a_finding_not_a_crash(recorded):

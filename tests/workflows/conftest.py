@@ -19,3 +19,14 @@ async def task_queue(temporal_env: WorkflowEnvironment) -> AsyncIterator[str]:
     queue = f"trials-{uuid.uuid4().hex[:8]}"
     async with build_worker(temporal_env.client, queue, graceful_shutdown=timedelta(seconds=5)):
         yield queue
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def instant_queue(temporal_env: WorkflowEnvironment) -> AsyncIterator[str]:
+    """A task queue whose worker runs the instant trial path (no cluster, no agent: orchestration only)."""
+    from activities.instant import INSTANT_TRIAL_ACTIVITIES
+
+    queue = f"instant-{uuid.uuid4().hex[:8]}"
+    async with build_worker(temporal_env.client, queue, graceful_shutdown=timedelta(seconds=5),
+                            trial_activities=INSTANT_TRIAL_ACTIVITIES):
+        yield queue

@@ -4,12 +4,8 @@ verdict, the agent is not run a second time, and no namespace is leaked."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
 
@@ -19,23 +15,12 @@ from trial_harness import (
     namespaces,
     namespaces_of,
     result_within,
+    start_worker,
     trial_input,
     trial_spec,
     wait_for_stage,
 )
 from workflows import TrialStage, TrialWorkflow
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def start_worker(address: str, queue: str, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "TEMPORAL_ADDRESS": address, "ONTRIAL_TASK_QUEUE": queue,
-           "ONTRIAL_AGENT_MODULES": "trial_agents", "ONTRIAL_GRACEFUL_SHUTDOWN_SECONDS": "0",
-           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "worker", "--log-format", "json"], cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT)
-
 
 async def test_sigkilled_worker_mid_agent_ends_in_one_verdict_and_no_leak(temporal_env, trial_cluster, tmp_path):
     client = temporal_env.client

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from ontrial.sandbox.kube import MANAGED_LABEL, TRIAL_LABEL, trial_label
 from workflows import TrialInput, TrialOptions
 
 TASKS = Path(__file__).parent / "fixtures" / "tasks"
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Short timeouts so exhausted retries and lost workers show up in seconds.
 FAST = TrialOptions(
@@ -126,3 +130,68 @@ async def result_within(handle: WorkflowHandle, timeout: float = 90.0) -> Any:
         except Exception as err:  # noqa: BLE001 - a suite, or no worker to answer
             stage = f"unknown ({err})"
         raise AssertionError(f"{handle.id} not done after {timeout}s: stage {stage}, pending {pending}") from None
+
+
+def suite_tasks(directory: Path, count: int, template: str = "web-scaled-down") -> Path:
+    """``count`` distinct small tasks (copies of a fixture task with their own ids) under ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if not (directory / "app").exists():
+        (directory / "app").symlink_to(TASKS / "app")
+    text = (TASKS / template / "task.yaml").read_text()
+    for i in range(count):
+        task_dir = directory / f"{template}-{i:02d}"
+        task_dir.mkdir(exist_ok=True)
+        (task_dir / "task.yaml").write_text(text.replace(f"id: {template}", f"id: {template}-{i:02d}"))
+    return directory
+
+
+def suite_input(cluster: Any, artifacts: Path, tasks: Path, *, agent: str = "reference", trials: int = 1,
+                concurrency: int = 4, suite_id: str | None = None, results_url: str | None = None,
+                config: dict[str, Any] | None = None, **fields: Any):
+    """A SuiteInput over the tasks under ``tasks`` (extra ``fields`` go to SuiteSpec, or SuiteInput if named so)."""
+    import uuid
+
+    from ontrial.models.suite import SuiteSpec
+    from workflows import SuiteInput
+
+    input_fields = {k: fields.pop(k) for k in list(fields) if k in SuiteInput.model_fields}
+    kubeconfig = cluster.kubeconfig_path if cluster is not None else "/nonexistent/kubeconfig"
+    spec = SuiteSpec(suite_id=suite_id or f"suite-{uuid.uuid4().hex[:6]}", task_files=[str(tasks)], trials=trials,
+                     agent=AgentSpec(kind=agent, config=config or {}), concurrency=concurrency,
+                     sandbox=SandboxSettings(kubeconfig=kubeconfig, settle_seconds=10, healthy_timeout_seconds=60),
+                     artifacts_root=str(artifacts), **fields)
+    return SuiteInput(spec=spec, results_url=results_url or f"sqlite:///{artifacts}/results.db",
+                      trial_options=FAST, **input_fields)
+
+
+async def suite_run_lengths(client: Client, workflow_id: str) -> list[int]:
+    """Events in each run of a (continued-as-new) workflow, first run first."""
+    lengths, run_id = [], None
+    while True:
+        history = await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()
+        lengths.append(len(history.events))
+        run_id = history.events[0].workflow_execution_started_event_attributes.continued_execution_run_id
+        if not run_id:
+            return lengths[::-1]
+
+
+async def child_starts(client: Client, workflow_id: str) -> list[str]:
+    """Ids of every child workflow any run of ``workflow_id`` started."""
+    started, run_id = [], None
+    while True:
+        history = await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()
+        started += [e.child_workflow_execution_started_event_attributes.workflow_execution.workflow_id
+                    for e in history.events if e.HasField("child_workflow_execution_started_event_attributes")]
+        run_id = history.events[0].workflow_execution_started_event_attributes.continued_execution_run_id
+        if not run_id:
+            return started
+
+
+def start_worker(address: str, queue: str, log: Path) -> subprocess.Popen:
+    """``python -m worker`` serving ``queue`` with the test agents, no graceful shutdown (to be killed)."""
+    env = {**os.environ, "TEMPORAL_ADDRESS": address, "ONTRIAL_TASK_QUEUE": queue,
+           "ONTRIAL_AGENT_MODULES": "trial_agents", "ONTRIAL_GRACEFUL_SHUTDOWN_SECONDS": "0",
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "worker", "--log-format", "json"], cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT)

@@ -36,8 +36,18 @@ ERROR_RATIO = ('sum by (service) (rate(http_requests_total{code=~"5.."}[5m])) / 
                "sum by (service) (rate(http_requests_total[5m]))")
 
 
+def alert_labels(alert: dict[str, Any] | None) -> dict[str, str]:
+    """Labels of an explicit alert, or of the first firing alert in an Alertmanager v4 payload."""
+    alert = alert or {}
+    if isinstance(alert.get("alerts"), list):
+        firing = [a for a in alert["alerts"] if isinstance(a, dict) and a.get("status", "firing") == "firing"]
+        merged = {**(alert.get("commonLabels") or {}), **((firing[0].get("labels") or {}) if firing else {})}
+        return {k: str(v) for k, v in merged.items()}
+    return {k: str(v) for k, v in (alert.get("labels") or {}).items()}
+
+
 def alerting_service(alert: dict[str, Any], deployments: list[str]) -> str | None:
-    labels = {k: str(v) for k, v in ((alert or {}).get("labels") or {}).items()}
+    labels = alert_labels(alert)
     for key in ALERT_SERVICE_LABELS:
         if labels.get(key) in deployments:
             return labels[key]

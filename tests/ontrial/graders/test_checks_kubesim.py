@@ -161,7 +161,8 @@ def test_unreachable_api_is_an_infra_error():
 def test_field_in_and_field_not_in_accept_any_valid_fix(api, ns):
     image = "spec.template.spec.containers[name=api].image"
     assert results(api, ns,
-                   check("field_in", kind="Deployment", name="api", path=image, values=["demo/api:1.0", "demo/api:1.1"]),
+                   check("field_in", kind="Deployment", name="api", path=image,
+                         values=["demo/api:1.0", "demo/api:1.1"]),
                    check("field_in", kind="Deployment", name="api", path=image, values=["demo/api:2.0"]),
                    check("field_not_in", kind="Deployment", name="api", path=image, values=["demo/api:0.9"]),
                    check("field_not_in", kind="Deployment", name="api", path=image, values=["demo/api:1.0"]),

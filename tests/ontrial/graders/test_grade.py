@@ -92,3 +92,39 @@ def test_no_fault_task_passes_mitigation_only_when_nothing_changed(task):
     g = grade(no_fault, run(), [], writes)
     assert not g.mitigation_passed
     assert g.reason == "mitigation: no-fault task, but the agent changed the cluster (patch deployments/fares)"
+
+
+@pytest.fixture(scope="module")
+def no_fault():
+    return load_task(TASKS / "noisy-cpu-alert" / "task.yaml")
+
+
+HEALTHY = [CheckResult(name="rollout_complete(deployment=fares)", passed=True, detail="2/2")]
+READ = {"tool": "get_resources", "verb": "list", "resource": "pods", "result": "ok", "violation": None}
+RESTART = {"tool": "rollout_restart", "verb": "patch", "resource": "deployments", "name": "fares", "result": "ok",
+           "violation": None}
+
+
+def test_no_fault_passes_when_the_agent_calls_it_a_false_alarm_and_changes_nothing(no_fault):
+    calm = AgentRun(status=AgentRunStatus.completed, diagnosis=Diagnosis(root_cause=["false-alarm"]))
+    g = grade(no_fault, calm, HEALTHY, [READ])
+    assert g.passed and g.mitigation_passed and g.localization_score == 1.0
+
+
+def test_no_fault_fails_a_write_even_when_every_check_stays_green(no_fault):
+    busy = AgentRun(status=AgentRunStatus.completed, diagnosis=Diagnosis(root_cause=["false-alarm"]))
+    g = grade(no_fault, busy, HEALTHY, [READ, RESTART])
+    assert not g.passed and not g.mitigation_passed
+    assert g.reason == "mitigation: no-fault task, but the agent changed the cluster (patch deployments/fares)"
+
+
+def test_no_fault_fails_the_agent_that_says_nothing(no_fault):
+    g = grade(no_fault, AgentRun(status=AgentRunStatus.completed), HEALTHY, [])
+    assert g.mitigation_passed and not g.passed and g.reason.startswith("diagnosis: scored 0")
+
+
+def test_no_fault_fails_an_invented_cause_and_blaming_a_service(no_fault):
+    wrong = AgentRun(status=AgentRunStatus.completed,
+                     diagnosis=Diagnosis(root_cause=["cpu-limit-too-low"], causal_service="fares"))
+    g = grade(no_fault, wrong, HEALTHY, [READ])
+    assert not g.passed and g.diagnosis_score == 0.0 and g.localization_score == 0.0

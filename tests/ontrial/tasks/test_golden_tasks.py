@@ -91,13 +91,21 @@ def test_code_faults_ship_as_a_new_image_whose_profile_carries_the_bug(tasks):
         assert len(documents) == 1 and documents[0]["tags"] == [tag], task.id  # its own behaviour
 
 
-def test_data_integrity_faults_keep_pods_healthy_in_the_profiles(tasks):
-    """The faulty versions/settings still start, listen and report ready: only data shows it."""
-    for task in (t for t in tasks.values() if t.category == "data_integrity"):
-        assert not any(c.type == "no_crashloop" for c in task.checks.outcome) or True
-        for check in task.checks.outcome:
-            assert check.type in ("field_not_in", "field_equals", "field_in", "rollout_complete",
-                                  "replicas_at_least", "pods_ready", "metric"), (task.id, check.type)
+def test_data_integrity_tasks_alert_on_a_data_counter_not_on_errors(tasks):
+    """Their trigger rule reads a counter an image exports; no profile involved answers with errors."""
+    data = [t for t in tasks.values() if t.category == "data_integrity"]
+    assert len(data) >= 3
+    for task in data:
+        counters = {c["name"] for p in task.profiles() for c in (p.get("telemetry") or {}).get("counters") or []}
+        rules = [r for g in task.alert_rules()["groups"] for r in g["rules"]]
+        rule = next(r for r in rules if r.get("alert") == task.trigger.alert.name)
+        assert any(name in rule["expr"] for name in counters), task.id
+        for check in task.checks.outcome:  # nothing about crash loops or readiness regressions
+            assert check.type not in ("no_crashloop", "quantity_at_least"), (task.id, check.type)
+    faulty = {("ferrywise/berths", "2.4.2")}
+    for profile in next(iter(tasks.values())).profiles():
+        if any((profile["image"], tag) in faulty for tag in profile["tags"]):
+            assert "errors" not in profile["telemetry"]
 
 
 def test_reference_diagnoses_name_the_cause_not_the_alerting_service(tasks):

@@ -4,8 +4,8 @@ For each task: the app deploys healthy with every outcome check passing, the fau
 least one (a no-fault task keeps them all), the trigger alert fires where the cluster has
 telemetry, the reference solution passes 5 of 5 independent trials, and the noop agent fails.
 kubesim runs in its own process (frozen clock, the trials advance it) so the API server and the
-harness use separate cores; trials of different tasks run concurrently on it. ``ONTRIAL_VALIDATE_TRIALS`` lowers the reference trial count for quick
-local runs.
+harness use separate cores; trials of different tasks run concurrently on it.
+``ONTRIAL_VALIDATE_TRIALS`` lowers the reference trial count for quick local runs.
 """
 
 from __future__ import annotations

@@ -311,11 +311,39 @@ BAD_FILES = [
         '  causal_service: web\n  service_aliases: {web: web-deploy}\n',
         "t/task.yaml:20: ground_truth.service_aliases.web: input should be a valid list, got 'web-deploy'",
         id='alias_type'),
+    pytest.param(
+        't/task.yaml',
+        '  profiles: [../app/profiles.yaml]\n',
+        '  profiles: [../app/profiles.yaml]\n  runbooks: [../app/oncall.md]\n',
+        "t/task.yaml:9: app.runbooks[0]: file not found: app/oncall.md",
+        id='runbook_missing'),
+    pytest.param(
+        't/task.yaml',
+        '  profiles: [../app/profiles.yaml]\n',
+        '  profiles: [../app/profiles.yaml]\n  alert_rules: [../app/alerts.yaml]\n',
+        "t/task.yaml:17: trigger.alert.name: no alerting rule named 'WebDown' in app.alert_rules (rules: WebSlow)",
+        id='trigger_not_a_rule'),
+    pytest.param(
+        'app/profiles.yaml',
+        'memory: {working_set_mi: 50}',
+        'memory: {working_set_mi: 50}\ntelemetry: {calls: [{name: db}]}',
+        "app/profiles.yaml:4: telemetry.calls[0].env: one of env, file or default must give the dependency's "
+        "host:port",
+        id='profile_telemetry'),
 ]
+
+
+ALERTS_YAML = """\
+groups:
+  - name: web
+    rules:
+      - {alert: WebSlow, expr: vector(1)}
+"""
 
 
 @pytest.mark.parametrize("rel, old, new, expected", BAD_FILES)
 def test_bad_file_reports_file_line_field_message(tree, rel, old, new, expected):
+    tree.write("app/alerts.yaml", ALERTS_YAML)
     if old is None:
         tree.write(rel, new)
     else:
@@ -389,3 +417,25 @@ def test_cli_style_error_has_no_traceback(tree):
         text = str(exc)
     assert "Traceback" not in text and "pydantic" not in text.lower()
     assert text.startswith("t/task.yaml:27: reference_solution.actions[0].tool: unknown tool 'kubectl_scale'")
+
+
+def test_a_rule_file_kubesim_would_refuse_is_reported(tree):
+    tree.write("app/alerts.yaml", "groups:\n  - name: web\n    rules:\n      - {alert: WebDown, expr: 'sum(('}\n")
+    tree.edit("t/task.yaml", "  profiles: [../app/profiles.yaml]\n",
+              "  profiles: [../app/profiles.yaml]\n  alert_rules: [../app/alerts.yaml]\n")
+    with pytest.raises(TaskFileError) as info:
+        load_task("t/task.yaml")
+    assert str(info.value).startswith("app/alerts.yaml:1: groups: groups[0].rules[0]: could not parse expression")
+
+
+def test_rules_and_runbooks_resolve_relative_to_the_task_file(tree):
+    tree.write("app/alerts.yaml", ALERTS_YAML.replace("WebSlow", "WebDown"))
+    tree.write("app/oncall.md", "# on call\nlook at the pods\n")
+    tree.edit("t/task.yaml", "  profiles: [../app/profiles.yaml]\n", "  profiles: [../app/profiles.yaml]\n"
+              "  alert_rules: [../app/alerts.yaml]\n  runbooks: [../app/oncall.md]\n")
+    task = load_task("t/task.yaml")
+    assert task.alert_rule_names() == ["WebDown"]
+    assert task.alert_rules() == {"groups": [{"name": "web", "rules": [{"alert": "WebDown", "expr": "vector(1)"}]}]}
+    assert task.runbooks == {"oncall": "# on call\nlook at the pods\n"}
+    assert task.alerting_service == "web"
+    assert {"app/alerts.yaml", "app/oncall.md"} <= {k.replace("../", "") for k in task.referenced_files()}
