@@ -26,6 +26,7 @@ from .gateway.context import TrialExtras
 from .models.trial import AgentRun, AgentRunStatus, BudgetKind, FaultReport, Grade, SandboxRef, TrialSpec
 from .sandbox.clock import kubesim_clock, wait_until
 from .tasks.alertwatch import AlertWatch
+from .cassettes import cassette_from_trial, store_cassette
 from .sandbox.kube import KubeBackend, trial_label
 from .sandbox.kubeconfig import client_from_kubeconfig_text
 from .sandbox.objects import namespace_objects, rollout_pending, snapshot_json
@@ -292,13 +293,17 @@ async def grade(spec: TrialSpec, sandbox: SandboxRef, run: AgentRun) -> Grade:
 
 
 async def collect_artifacts(spec: TrialSpec, sandbox: SandboxRef, run: AgentRun | None) -> dict[str, str]:
-    """Final-state snapshot, events and pod logs (current and previous) as artifacts; returns name → ref."""
+    """Final-state snapshot, events, pod logs (current and previous) and the tool cassette (every tool
+    response, for replaying the trial) as artifacts; returns name → ref."""
     backend, store = _backend(spec)
     refs: dict[str, str] = {}
     for name, ref in (("baseline", sandbox.baseline_snapshot_ref), ("transcript", run and run.transcript_ref),
                       ("audit", run and run.audit_ref)):
         if ref:
             refs[name] = ref
+    if run is not None and run.transcript_ref:
+        cassette = cassette_from_trial(store, run.transcript_ref, sandbox.namespace, {"agent": spec.agent.label})
+        refs["cassette"] = store_cassette(store, spec.trial_id, cassette)
     async with backend:
         try:
             refs["final_snapshot"] = store.put(spec.trial_id, "final.json",

@@ -82,7 +82,9 @@ async def test_reference_agent_fixes_the_fault_and_passes(sim, tmp_path: Path) -
 
     assert grade.passed and grade.mitigation_passed, grade
     assert decide(run, grade).outcome is Outcome.passed
-    assert {"final_snapshot", "baseline", "audit", "transcript"} <= set(artifacts)
+    assert {"final_snapshot", "baseline", "audit", "transcript", "cassette"} <= set(artifacts)
+    from ontrial.cassettes import load_cassette
+    assert len(load_cassette(store, artifacts["cassette"]).interactions) == run.usage.steps  # one per tool call
     assert any(k.startswith("logs/web-") for k in artifacts)
     assert not await namespace_exists(sim, sandbox.namespace)
     await steps.teardown(spec, sandbox.namespace)  # idempotent

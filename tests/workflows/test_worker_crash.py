@@ -22,6 +22,7 @@ from trial_harness import (
 )
 from workflows import TrialStage, TrialWorkflow
 
+
 async def test_sigkilled_worker_mid_agent_ends_in_one_verdict_and_no_leak(temporal_env, trial_cluster, tmp_path):
     client = temporal_env.client
     address = client.service_client.config.target_host
