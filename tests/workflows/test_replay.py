@@ -17,13 +17,28 @@ from workflows import ALL_WORKFLOWS
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
 
+#: Histories whose workflow id is not their file name (the suite takes its run id from its workflow id).
+WORKFLOW_IDS = {"suite-continued": "suite-run"}
+
+
 def load(path: Path) -> WorkflowHistory:
-    return WorkflowHistory.from_json(path.stem, json.loads(path.read_text()))
+    return WorkflowHistory.from_json(WORKFLOW_IDS.get(path.stem, path.stem), json.loads(path.read_text()))
 
 
 def test_there_are_histories_to_replay():
     assert {p.stem for p in HISTORIES} >= {"trial-passed", "trial-cancelled", "trial-agent-error",
-                                           "trial-infra-error", "suite-run"}
+                                           "trial-infra-error", "suite-run", "suite-continued", "suite-override"}
+
+
+def test_the_suite_histories_cover_continue_as_new_and_the_override_update():
+    def kinds(name: str) -> list[str]:
+        events = json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"]
+        return [e["eventType"] for e in events]
+
+    assert kinds("suite-continued")[-1] == "EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW"
+    assert "EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED" in kinds("suite-continued")
+    assert "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED" in kinds("suite-override")
+    assert kinds("suite-run")[-1] == "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda p: p.stem)
