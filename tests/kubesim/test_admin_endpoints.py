@@ -103,7 +103,16 @@ def test_admin_endpoints_need_the_admin_token(sim):
     assert httpx.get(f"{sim.url}/kubesim/v1/clock", headers={"Authorization": "Bearer wrong"}).status_code == 401
 
 
-def test_telemetry_routes_are_absent_until_telemetry_is_attached(admin):
-    for path in ("/prometheus/api/v1/query", "/kubesim/v1/namespaces/default/rules"):
-        resp = admin.get(path, params={"query": "up"})
-        assert resp.status_code == 404 and resp.json()["reason"] == "NotFound", path
+def test_telemetry_routes_are_absent_when_telemetry_is_not_attached():
+    from kubesim.build import build_cluster
+
+    with embedded.start(cluster=build_cluster(time_scale=0, with_telemetry=False)) as bare:
+        with httpx.Client(base_url=bare.url, headers={"Authorization": f"Bearer {bare.admin_token}"}) as admin:
+            for path in ("/prometheus/api/v1/query", "/kubesim/v1/namespaces/default/rules"):
+                resp = admin.get(path, params={"query": "up"})
+                assert resp.status_code == 404 and resp.json()["reason"] == "NotFound", path
+
+
+def test_telemetry_routes_answer_by_default(admin):
+    resp = admin.get("/prometheus/api/v1/query", params={"query": "vector(1)"})
+    assert resp.status_code == 200 and resp.json()["data"]["result"][0]["value"][1] == "1"
