@@ -86,23 +86,24 @@ def alert_for(task: Task, namespace: str) -> dict[str, Any]:
     return alert
 
 
-async def inject_fault(spec: TrialSpec, sandbox: SandboxRef) -> FaultReport:
+async def inject_fault(spec: TrialSpec, sandbox: SandboxRef, await_trigger: bool = True) -> FaultReport:
     """Apply the task's fault steps, let ``fault.settle_seconds`` pass so symptoms show, then wait
     (bounded) for the trigger alert to fire: the agent starts on its Alertmanager payload, as on call.
 
     Where alerts cannot fire from telemetry (a real cluster without our rules, or a task without
     rules) the task's explicit alert payload is handed over instead. A trigger that never fires is
-    an infra error of the fault stage: the task or the simulator is wrong, not the agent.
+    an infra error of the fault stage: the task or the simulator is wrong, not the agent. Task
+    validation passes ``await_trigger=False`` and judges the alert itself.
     """
     task = task_for(spec)
     backend, _ = _backend(spec)
-    watch = await AlertWatch.start(task, spec, sandbox.namespace)
+    watch = await AlertWatch.start(task, spec, sandbox.namespace) if await_trigger else None
     async with backend:
         applied = await backend.inject(sandbox.namespace, list(task.fault.steps))
         if task.fault.settle_seconds > 0:
             await backend.waiter.pass_time(task.fault.settle_seconds)
     alert: dict[str, Any] = alert_for(task, sandbox.namespace)
-    if watch.unavailable is None:
+    if watch is not None and watch.unavailable is None:
         if not await watch.wait_firing():
             raise InfraError(f"trigger alert {task.trigger.alert.name} did not fire within "
                              f"{task.trigger.fire_within_seconds:.0f}s of the fault{watch.seen_note()}",

@@ -114,7 +114,7 @@ async def _round_trip(ctx: _Context, watch_alerts: bool) -> tuple[bool, str]:
         for check in baseline.checks:
             if not check.passed:
                 ctx.problem(("checks", "outcome"), f"fails on the healthy app: {check.name}: {check.detail}")
-        fault = await steps.inject_fault(spec, sandbox)
+        fault = await steps.inject_fault(spec, sandbox, await_trigger=False)
         faulted = await steps.grade(ctx.spec("reference", 0, FAULTED_SETTLE_SECONDS), sandbox, _idle())
         if ctx.task.category == "no_fault":
             for check in faulted.checks:
@@ -147,7 +147,7 @@ async def run_trial(spec: TrialSpec) -> Grade:
 
     sandbox = await steps.create_sandbox(spec)
     try:
-        fault = await steps.inject_fault(spec, sandbox)
+        fault = await steps.inject_fault(spec, sandbox, await_trigger=False)
         run = await steps.run_agent(spec, sandbox, fault, heartbeat=lambda _: None)
         return await steps.grade(spec, sandbox, run)
     finally:

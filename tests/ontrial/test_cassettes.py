@@ -9,6 +9,7 @@ import pytest
 
 from ontrial import steps
 from ontrial.agents import Budgets, ReferenceAgent
+from ontrial.alerts import alert_labels
 from ontrial.artifacts import artifact_store_for
 from ontrial.cassettes import (NAMESPACE_PLACEHOLDER, Cassette, CassetteError, RecordingGateway, ReplayGateway,
                                canonical_args, cassette_from_trial, load_cassette, replay_trial, store_cassette)
@@ -81,7 +82,7 @@ async def test_a_trial_transcript_becomes_a_cassette_artifact(recorded):
 async def test_the_reference_agent_replays_faithfully_without_a_cluster(recorded, sim):
     run, store = recorded["run"], recorded["store"]
     cassette = cassette_from_trial(store, run.transcript_ref, recorded["sandbox"].namespace)
-    assert cassette.meta["alert"]["name"] == "KubeDeploymentRolloutStuck"
+    assert alert_labels(cassette.meta["alert"])["alertname"] == "KubeDeploymentRolloutStuck"
     report = await replay_trial(ReferenceAgent.for_task(load_task(TASK)), cassette, budgets=Budgets(steps=30))
     assert report.faithful and report.findings == () and report.unused == ()
     assert report.output.text.splitlines()[-1].startswith("rollout_undo: ok")

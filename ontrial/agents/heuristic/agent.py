@@ -27,6 +27,7 @@ from ...models.trial import Diagnosis
 from ..protocol import AgentOutput, Budgets, TrialContext
 from .changes import config_drift
 from .finding import Finding, restart
+from ...alerts import alert_labels
 from .observe import Observations, owner_of
 from .rules import examine, suspect_release
 from .wiring import dependencies, endpoint_problem, referenced_configmaps, wrong_port
@@ -34,16 +35,6 @@ from .wiring import dependencies, endpoint_problem, referenced_configmaps, wrong
 ALERT_SERVICE_LABELS = ("service", "deployment", "app", "app_kubernetes_io_name", "job", "container", "workload")
 ERROR_RATIO = ('sum by (service) (rate(http_requests_total{code=~"5.."}[5m])) / '
                "sum by (service) (rate(http_requests_total[5m]))")
-
-
-def alert_labels(alert: dict[str, Any] | None) -> dict[str, str]:
-    """Labels of an explicit alert, or of the first firing alert in an Alertmanager v4 payload."""
-    alert = alert or {}
-    if isinstance(alert.get("alerts"), list):
-        firing = [a for a in alert["alerts"] if isinstance(a, dict) and a.get("status", "firing") == "firing"]
-        merged = {**(alert.get("commonLabels") or {}), **((firing[0].get("labels") or {}) if firing else {})}
-        return {k: str(v) for k, v in merged.items()}
-    return {k: str(v) for k, v in (alert.get("labels") or {}).items()}
 
 
 def alerting_service(alert: dict[str, Any], deployments: list[str]) -> str | None:
