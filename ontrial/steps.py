@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import os
-from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import structlog
@@ -41,7 +40,6 @@ HEARTBEAT_SECONDS = 2.0
 SECONDS_PER_STEP = 5.0  # kubesim: cluster time that passes per tool call while the agent works
 STABLE_SECONDS = 30.0  # grading: the state must hold this long (cluster time) to count as converged
 AGENT_TEARDOWN_SECONDS = 30.0
-TOKEN_MARGIN_SECONDS = 300.0
 MAX_LOGGED_PODS = 50
 PROMETHEUS_URL_ENV = "ONTRIAL_PROMETHEUS_URL"  # real clusters: where the query_metrics tool sends PromQL
 BASELINE_KINDS = ("ConfigMap", "Deployment", "Service")
@@ -124,14 +122,6 @@ async def _heartbeats(heartbeat: Callable[[dict[str, Any]], None], budget: Budge
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
-def _token_expiring(sandbox: SandboxRef, wall_seconds: float) -> bool:
-    """Whether the agent's token could expire during the run (e.g. the step is retried much later)."""
-    if sandbox.token_expires_at is None:
-        return False
-    margin = timedelta(seconds=wall_seconds + TOKEN_MARGIN_SECONDS)
-    return sandbox.token_expires_at - datetime.now(timezone.utc) < margin
-
-
 def _tool_extras(task: Task, namespace: str, alert: dict[str, Any], backend: KubeBackend) -> TrialExtras:
     """Alerts, runbooks and the metrics source behind the gateway's non-Kubernetes read tools."""
     books = getattr(task, "runbooks", None)
@@ -160,10 +150,10 @@ async def run_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport,
     task = task_for(spec)
     agent = build_agent(spec.agent, task)  # a bad agent spec is a ConfigError, raised before anything opens
     backend, store = _backend(spec)
-    kubeconfig_ref = sandbox.agent_kubeconfig_ref
     try:
-        if _token_expiring(sandbox, task.budgets.wall_seconds):
-            kubeconfig_ref, _ = await backend.issue_agent_kubeconfig(spec.trial_id, sandbox.namespace)
+        # The token is minted as the agent starts: waiting for the trigger alert or an infra retry
+        # may have taken longer than a token created with the sandbox lives.
+        kubeconfig_ref, _ = await backend.issue_agent_kubeconfig(spec.trial_id, sandbox.namespace)
         agent_access = client_from_kubeconfig_text(store.get(kubeconfig_ref))
     except BaseException:
         await backend.close()

@@ -33,6 +33,10 @@ TRIAL_LABEL = "ontrial.dev/trial"
 EXPIRES_ANNOTATION = "ontrial.dev/expires-at"
 AGENT = "agent"
 TOKEN_SECONDS = 3600
+# On kubesim every trial shares one simulated clock, which other trials move forward by whole
+# minutes at a time while they wait for alerts or convergence: an hour of simulated time can pass
+# in a few real seconds. The agent's token there lives a simulated week instead.
+KUBESIM_TOKEN_SECONDS = 7 * 24 * 3600
 AGENT_KUBECONFIG = "agent-kubeconfig.yaml"
 
 READ = ["get", "list", "watch"]
@@ -162,7 +166,8 @@ class KubeBackend(SandboxBackend):
     async def _agent_token(self, ns: str) -> tuple[str, datetime | None]:
         path = f"/api/v1/namespaces/{ns}/serviceaccounts/{AGENT}/token"
         body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-                "spec": {"audiences": [], "expirationSeconds": TOKEN_SECONDS}}
+                "spec": {"audiences": [],
+                         "expirationSeconds": KUBESIM_TOKEN_SECONDS if self.is_kubesim else TOKEN_SECONDS}}
         try:
             doc = (await self.admin.request("POST", path, body=body)).json() or {}
         except KubeError as e:
