@@ -7,7 +7,9 @@ the results store. Used by ``benchmarks/suite_throughput.py`` and the suite hist
 ``python -m worker``.
 
 The agent's config decides the verdicts: ``pass_rate`` (default 1.0) passes that share of trials,
-chosen by a hash of the trial id, so a run is reproducible.
+chosen by a hash of the trial id, so a run is reproducible. Importing this module also registers the
+``instant`` agent kind (it answers at once, with no tool call), so suites naming it pass the CLI's and
+the API's agent checks; on the real trial steps it behaves like ``noop`` with a one-line diagnosis.
 """
 
 from __future__ import annotations
@@ -16,8 +18,25 @@ import hashlib
 
 from temporalio import activity
 
+from typing import Any
+
+from ontrial.agents import AgentOutput, register_agent
 from ontrial.graders import GRADER_VERSION
 from ontrial.models.trial import AgentRun, AgentRunStatus, Diagnosis, FaultReport, Grade, SandboxRef, TrialSpec, Usage
+
+
+class InstantAgent:
+    async def setup(self, ctx: Any) -> None:
+        return None
+
+    async def invoke(self, alert: dict[str, Any], tools: Any, budgets: Any) -> AgentOutput:
+        return AgentOutput(diagnosis=Diagnosis(summary="instant"), text="instant")
+
+    async def teardown(self) -> None:
+        return None
+
+
+register_agent("instant", lambda spec, task: InstantAgent())
 
 
 def _passes(spec: TrialSpec) -> bool:

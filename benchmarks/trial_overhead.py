@@ -21,52 +21,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from temporalio import activity
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 import activities
-from ontrial.models.trial import (AgentRun, AgentRunStatus, AgentSpec, FaultReport, Grade, SandboxRef,
-                                  SandboxSettings, TrialSpec)
+from activities.instant import INSTANT_TRIAL_ACTIVITIES
+from ontrial.models.trial import AgentSpec, SandboxSettings, TrialSpec
 from workflows import TrialInput, TrialWorkflow
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# -- a step set that does nothing, for the pure orchestration cost -----------------------------------
-
-@activity.defn(name="create_sandbox")
-async def instant_create(spec: TrialSpec) -> SandboxRef:
-    return SandboxRef(trial_id=spec.trial_id, namespace="ot-instant", agent_kubeconfig_ref="instant")
-
-
-@activity.defn(name="inject_fault")
-async def instant_fault(spec: TrialSpec, sandbox: SandboxRef) -> FaultReport:
-    return FaultReport(applied=["nothing"], alert={"name": "Instant"})
-
-
-@activity.defn(name="run_agent")
-async def instant_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport) -> AgentRun:
-    return AgentRun(status=AgentRunStatus.completed)
-
-
-@activity.defn(name="collect_artifacts")
-async def instant_collect(spec: TrialSpec, sandbox: SandboxRef, run: AgentRun) -> dict[str, str]:
-    return {}
-
-
-@activity.defn(name="grade")
-async def instant_grade(spec: TrialSpec, sandbox: SandboxRef, run: AgentRun) -> Grade:
-    return Grade(passed=False)
-
-
-@activity.defn(name="teardown")
-async def instant_teardown(spec: TrialSpec, sandbox_namespace: str) -> None:
-    return None
-
-
-INSTANT = [instant_create, instant_fault, instant_agent, instant_collect, instant_grade, instant_teardown]
+INSTANT = INSTANT_TRIAL_ACTIVITIES  # steps that return at once: the pure orchestration cost
 REAL = [activities.create_sandbox, activities.inject_fault, activities.run_agent, activities.collect_artifacts,
         activities.grade, activities.teardown]
 

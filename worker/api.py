@@ -13,7 +13,7 @@ A raw ASGI app served by uvicorn: ``python -m worker --api-port N`` (next to the
   decision, else the store (``worker.decisions``); a refusal is 409 with the reason.
 
 Errors are JSON ``{"error": message, "field": path}``: 400 for a body that is not a JSON object, 422 for
-a field that fails validation (naming it), 404, 405, 409. Never a traceback.
+a field that fails validation (naming it), 404, 405, 409, 503 (no worker answered). Never a traceback.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from ontrial.agents import agent_kinds
+from ontrial.errors import InfraError
 from ontrial.models.suite import OverrideRequest, SuiteMode, SuiteSpec
 from ontrial.models.trial import AgentSpec, SandboxSettings
 from ontrial.results import ResultsStore
@@ -38,7 +39,7 @@ from ontrial.suite.decisions import DecisionRefused
 from ontrial.suite.runs import RunNotFound
 
 from .api_models import AliasChanged, ApiSettings, OverrideBody
-from .decisions import override, workflow_status
+from .decisions import ANSWER_WITHIN, override, workflow_status
 
 log = logging.getLogger("worker.api")
 
@@ -85,8 +86,8 @@ class GateApi:
             log.exception("api: unexpected error on %s %s", scope["method"], scope.get("path"))
             status, body = 500, {"error": "internal error (see the worker log)"}
         payload = json.dumps(body, default=str).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
 
     async def _route(self, method: str, path: str, receive: Receive) -> tuple[int, dict[str, Any]]:
@@ -152,12 +153,12 @@ class GateApi:
             if progress is not None:
                 body["progress"] = progress.model_dump(mode="json")
                 body["status"] = progress.status.value if progress.status.value != "done" else "completed"
-            handle = self.client.get_workflow_handle(run_id)
+            handle = self.client.get_workflow_handle_for(SuiteWorkflow.run, run_id)
             if status is WorkflowExecutionStatus.COMPLETED:
                 outcome = await handle.result()
                 body["outcome"] = outcome.model_dump(mode="json")
             elif status is WorkflowExecutionStatus.RUNNING and progress is not None and progress.gate:
-                outcome = await handle.query(SuiteWorkflow.outcome)
+                outcome = await handle.query(SuiteWorkflow.outcome, rpc_timeout=ANSWER_WITHIN)
                 body["outcome"] = outcome.model_dump(mode="json") if outcome else None
         record = self.store.get(run_id)
         if record is not None:
@@ -177,6 +178,8 @@ class GateApi:
             raise HttpError(404, str(err)) from err
         except DecisionRefused as err:
             raise HttpError(409, str(err)) from err
+        except InfraError as err:
+            raise HttpError(503, str(err)) from err
         return {"run_id": run_id, "via": decided.via, "outcome": decided.outcome.model_dump(mode="json")}
 
 

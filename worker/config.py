@@ -48,8 +48,9 @@ class WorkerConfig:
 def parse_args(argv: list[str] | None = None, env: dict[str, str] | None = None, api: bool = False) -> WorkerConfig:
     """The worker's settings; with ``api``, for ``python -m worker.api`` (the HTTP API alone)."""
     env = dict(os.environ if env is None else env)
-    parser = argparse.ArgumentParser(prog="python -m worker.api" if api else "python -m worker",
-                                     description="Serve the ontrial HTTP API." if api else "Run an ontrial Temporal worker.")
+    parser = argparse.ArgumentParser(
+        prog="python -m worker.api" if api else "python -m worker",
+        description="Serve the ontrial HTTP API." if api else "Run an ontrial Temporal worker.")
     parser.add_argument("--temporal-address", default=env.get("TEMPORAL_ADDRESS", WorkerConfig.temporal_address))
     parser.add_argument("--temporal-namespace",
                         default=env.get("TEMPORAL_NAMESPACE", WorkerConfig.temporal_namespace))

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from ontrial.errors import InfraError
 from ontrial.models.suite import Override, OverrideRequest, SuiteOutcome
 from ontrial.results import ResultsStore
 from ontrial.suite.decisions import DecisionRefused, check_who_and_why
 from ontrial.suite.runs import override_run
+
+
+ANSWER_WITHIN = timedelta(seconds=10)  # a query unanswered this long: no worker serves the run right now
+DECIDE_WITHIN = timedelta(seconds=60)
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,7 @@ async def workflow_status(client: Client, run_id: str):  # noqa: ANN201 - (statu
     if description.status is not WorkflowExecutionStatus.RUNNING:
         return description.status, None
     try:
-        return description.status, await handle.query(SuiteWorkflow.progress)
+        return description.status, await handle.query(SuiteWorkflow.progress, rpc_timeout=ANSWER_WITHIN)
     except Exception:  # noqa: BLE001 - not a suite workflow, or no worker to answer right now
         return description.status, None
 
@@ -58,10 +64,13 @@ async def override(client: Client | None, store: ResultsStore, run_id: str, requ
                 where = progress.status.value if progress else "running"
                 raise DecisionRefused(f"run {run_id} is {where}: its gate can be overridden once it has failed")
             try:
-                outcome = await client.get_workflow_handle(run_id).execute_update(SuiteWorkflow.override, request)
+                outcome = await client.get_workflow_handle(run_id).execute_update(
+                    SuiteWorkflow.override, request, rpc_timeout=DECIDE_WITHIN)
             except WorkflowUpdateFailedError as err:
                 cause = err.cause
                 raise DecisionRefused(getattr(cause, "message", None) or str(cause or err)) from err
+            except RPCError as err:
+                raise InfraError(f"run {run_id}: no worker took the decision ({err.message})") from err
             return Decided(outcome, "update")
     check_who_and_why(request.approver, request.reason)
     decision = Override(approver=request.approver.strip(), reason=request.reason.strip())

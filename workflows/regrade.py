@@ -13,20 +13,26 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.regrade import regrade_trial
-    from ontrial.suite.regrade import RegradedTrial, RegradeInput
+    from ontrial.suite.regrade import RegradedTrial, RegradeInput, RegradeRequest
 
     from .options import TrialOptions
 
 __all__ = ["RegradeInput", "RegradeWorkflow"]
+
+CONCURRENCY = 50
 
 
 @workflow.defn(name="RegradeWorkflow")
 class RegradeWorkflow:
     @workflow.run
     async def run(self, regrade: RegradeInput) -> list[RegradedTrial]:
+        slots = asyncio.Semaphore(CONCURRENCY)  # far below the server's 2,000 pending activities per workflow
         retry = TrialOptions().infra_retry_policy()
-        return list(await asyncio.gather(*(
-            workflow.execute_activity(regrade_trial, request, start_to_close_timeout=timedelta(minutes=2),
-                                      schedule_to_close_timeout=timedelta(minutes=10), retry_policy=retry,
-                                      summary=request.trial_id)
-            for request in regrade.requests)))
+
+        async def one(request: RegradeRequest) -> RegradedTrial:
+            async with slots:
+                return await workflow.execute_activity(
+                    regrade_trial, request, start_to_close_timeout=timedelta(minutes=2),
+                    schedule_to_close_timeout=timedelta(minutes=10), retry_policy=retry, summary=request.trial_id)
+
+        return list(await asyncio.gather(*(one(request) for request in regrade.requests)))

@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         RunStatus,
         SuiteOutcome,
         SuitePlan,
+        SuiteSpec,
     )
     from ontrial.models.trial import TrialSpec
     from ontrial.outcomes import InfraStage, TrialOutcome, cancelled, infra
@@ -112,7 +113,7 @@ class SuiteWorkflow:
         return self._outcome
 
     @property
-    def _spec(self):  # noqa: ANN202 - SuiteSpec
+    def _spec(self) -> SuiteSpec:
         assert self._input is not None
         return self._input.spec
 
@@ -199,9 +200,10 @@ class SuiteWorkflow:
         except asyncio.CancelledError:
             result = _unrun(trial_spec, cancelled("suite cancelled before the trial finished"))
         except WorkflowAlreadyStartedError:
-            result = _unrun(trial_spec, infra(InfraStage.sandbox, f"a trial {trial_spec.trial_id} is already running"))
+            result = _unrun(trial_spec, infra(InfraStage.sandbox, f"trial {trial_spec.trial_id} is already running"))
         except ChildWorkflowError as err:  # terminated, or failed on a bug: no verdict from the trial itself
-            result = _unrun(trial_spec, infra(InfraStage.sandbox, f"trial workflow did not complete: {err.cause or err}"))
+            reason = f"trial workflow did not complete: {err.cause or err}"
+            result = _unrun(trial_spec, infra(InfraStage.sandbox, reason))
         finally:
             self._running -= 1
             slots.release()
@@ -220,7 +222,8 @@ class SuiteWorkflow:
         state = self._state
         assert state is not None and self._input is not None
         name = result.outcome.outcome.value
-        self._state = state.model_copy(update={"by_outcome": {**state.by_outcome, name: state.by_outcome.get(name, 0) + 1}})
+        counts = {**state.by_outcome, name: state.by_outcome.get(name, 0) + 1}
+        self._state = state.model_copy(update={"by_outcome": counts})
         self._unrecorded.append(result)
         if len(self._unrecorded) >= self._input.record_batch:
             self._flush()

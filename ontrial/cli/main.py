@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -35,27 +37,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INFRA
 
 
-def _command(args: argparse.Namespace) -> Callable[[argparse.Namespace], Awaitable[int]]:
-    from . import commands, rerun, schedule, store_commands
+#: command -> (module, function); modules load on use, so ``runs list`` does not pay for ``run``'s imports.
+COMMANDS = {
+    "run": ("commands", "run_command"), "tasks": ("commands", "validate_command"),
+    "reap": ("commands", "reap_command"), "gate": ("store_commands", "gate_command"),
+    "runs": ("store_commands", "runs_command"), "report": ("store_commands", "report_command"),
+    "override": ("store_commands", "override_command"), "baseline": ("store_commands", "baseline_command"),
+    "rerun": ("rerun", "rerun_command"), "regrade": ("rerun", "regrade_command"),
+    "schedule": ("schedule", "schedule_command"),
+}
 
-    return {
-        "run": commands.run_command,
-        "tasks": commands.validate_command,
-        "reap": commands.reap_command,
-        "gate": store_commands.gate_command,
-        "runs": store_commands.runs_command,
-        "report": store_commands.report_command,
-        "override": store_commands.override_command,
-        "baseline": store_commands.baseline_command,
-        "rerun": rerun.rerun_command,
-        "regrade": rerun.regrade_command,
-        "schedule": schedule.schedule_command,
-    }[args.command]
+
+def _command(args: argparse.Namespace) -> Callable[[argparse.Namespace], Awaitable[int]]:
+    module, function = COMMANDS[args.command]
+    return getattr(importlib.import_module(f"{__package__}.{module}"), function)
 
 
 async def _dispatch(args: argparse.Namespace) -> int:
     return await _command(args)(args)
 
 
+def entry() -> None:
+    """The console script: exit without interpreter finalization, where the Temporal SDK's native
+    threads sometimes abort an otherwise clean shutdown (SIGABRT turns exit 0 into -6)."""
+    code = main()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

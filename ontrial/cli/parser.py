@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from .run import DEFAULT_RESULTS_URL
+from .stores import DEFAULT_RESULTS_URL
 
 ENV = os.environ.get
+EXIT_CODES = "exit codes: 0 gate passed (or report only), 1 gate failed, 2 bad input, 3 inconclusive"
 
 
 def _results(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +45,8 @@ def _suite(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--artifacts", default=ENV("ONTRIAL_ARTIFACTS", ".artifacts"),
                         help="artifact directory (transcripts, audit logs, snapshots, reports, run logs)")
     parser.add_argument("--decision-window-minutes", type=float, default=0.0,
-                        help="with --temporal-address: a failed gate waits this long for `ontrial override`")
+                        help="with --temporal-address and external workers (--no-worker): a failed gate waits "
+                             "this long for `ontrial override`")
     parser.add_argument("--promote-on-pass", action="store_true", help="a run whose gate passes becomes the baseline")
     parser.add_argument("--agent-module", dest="agent_modules", action="append", default=[], metavar="MODULE",
                         help="import MODULE first (it registers extra agent kinds)")
@@ -56,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = commands.add_parser("run", help="run k trials of each task per agent; print verdicts, statistics, gate")
+    run = commands.add_parser("run", help="run k trials of each task per agent; print verdicts, statistics, gate",
+                              epilog=EXIT_CODES)
     run.add_argument("tasks", help="a task.yaml or a directory of tasks")
     run.add_argument("--agent", dest="agents", action="append", default=[], metavar="KIND",
                      help="agent kind to put on trial; a second --agent is gated against the first "
@@ -72,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cluster(run, "admin kubeconfig of the sandbox cluster (default: start an embedded kubesim)")
     _worker(run)
 
-    gate = commands.add_parser("gate", help="recompute and print a stored run's gate")
+    gate = commands.add_parser("gate", help="recompute and print a stored run's gate", epilog=EXIT_CODES)
     gate.add_argument("run_id", metavar="RUN_ID")
     gate.add_argument("--baseline", metavar="RUN_ID", help="(default: the run's recorded baseline, else the suite's)")
     _results(gate)

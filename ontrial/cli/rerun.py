@@ -34,11 +34,10 @@ from ..suite.plan import load_suite_tasks
 from ..suite.runs import RunNotFound, load_run, regate, write_reports
 from ..suite.summary import TaskMeta, summarize
 from .exits import EXIT_INCONCLUSIVE, EXIT_OK, exit_code
-from .run import absolute_store_url
+from .stores import absolute_store_url, open_store
 from .stack import open_stack, open_temporal
-from .store_commands import open_store
 from .suite_view import gate_lines
-from .table import render_table
+from .table import outcome_label, render_table
 
 WORKER_GRACE = timedelta(seconds=5)
 
@@ -73,6 +72,11 @@ def _selected(record: RunRecord, trial_ids: list[str], default_failed: bool) -> 
 def _meta(record: RunRecord) -> dict[str, TaskMeta]:
     assert record.plan is not None
     return {t.task_id: TaskMeta(category=t.category, slices=dict(t.slices)) for t in record.plan.tasks}
+
+
+def _renamed(trial, run_id: str):  # noqa: ANN001, ANN202 - TrialResult
+    """The trial as a trial of the derived run (trial ids are unique across runs)."""
+    return trial.model_copy(update={"suite_id": run_id, "trial_id": f"{run_id}/{trial.task_id}/{trial.trial_index}"})
 
 
 async def rerun_command(args: argparse.Namespace) -> int:
@@ -115,8 +119,8 @@ async def rerun_command(args: argparse.Namespace) -> int:
     store.save(rerun)
     write_reports(rerun, scratch)
     before = {(t.task_id, t.trial_index): t.outcome.outcome.value for t in trials}
-    rows = [[r.task_id, str(r.trial_index), before[(r.task_id, r.trial_index)], r.outcome.outcome.value,
-             r.outcome.reason[:70]] for r in results]
+    rows = [[r.task_id, str(r.trial_index), before[(r.task_id, r.trial_index)], outcome_label(r),
+             " ".join(r.outcome.reason.split())[:70]] for r in results]
     print(render_table(["task", "trial", "before", "re-run", "reason"], rows))
     print(f"saved as run {new_id} (suite {rerun.suite_name!r}, report only)", file=sys.stderr)
     return EXIT_OK if all(r.outcome.counts for r in results) else EXIT_INCONCLUSIVE
@@ -138,7 +142,9 @@ async def regrade_command(args: argparse.Namespace) -> int:
     new_id = f"{record.run_id}-regrade-{_stamp()}"
     scratch = Path(record.spec.artifacts_root) / "runs" / new_id
     scratch.mkdir(parents=True, exist_ok=True)
-    requests = [RegradeRequest(results_url=absolute_store_url(args.results), run_id=record.run_id, trial_id=t.trial_id, task_file=files[t.task_id]) for t in trials]
+    url = absolute_store_url(args.results)
+    requests = [RegradeRequest(results_url=url, run_id=record.run_id, trial_id=t.trial_id, task_file=files[t.task_id])
+                for t in trials]
     async with open_temporal(temporal_address=args.temporal_address, temporal_namespace=args.temporal_namespace,
                              scratch=scratch) as client:
         async with AsyncExitStack() as exits:
@@ -150,8 +156,9 @@ async def regrade_command(args: argparse.Namespace) -> int:
             except WorkflowFailureError as err:
                 raise InfraError(f"the re-grade failed: {err.cause or err}") from err
     changed = {r.trial_id: r for r in regraded if r.regraded}
-    new_trials = [t.model_copy(update={"outcome": changed[t.trial_id].after, "grade": changed[t.trial_id].grade})
-                  if t.trial_id in changed else t for t in record.trials]
+    new_trials = [_renamed(t.model_copy(update={"outcome": changed[t.trial_id].after,
+                                                "grade": changed[t.trial_id].grade}) if t.trial_id in changed else t,
+                           new_id) for t in record.trials]
     report = summarize(new_id, record.spec.agent, record.spec.trials, new_trials, _meta(record))
     derived = record.model_copy(update={"run_id": new_id, "report": report, "trials": new_trials, "gate": None,
                                         "derived_from": record.run_id,

@@ -33,11 +33,11 @@ from ..reports import RunRecord
 from ..results import ResultsStore
 from ..suite.plan import load_suite_tasks
 from .progress import ProgressLine
+from .stores import DEFAULT_RESULTS_URL, absolute_store_url
 from .stack import SandboxKind, open_stack
 
 POLL_SECONDS = 0.5
 WORKER_GRACE = timedelta(seconds=5)  # by the time the worker stops, the trials are over (or abandoned)
-DEFAULT_RESULTS_URL = "sqlite:///.ontrial/results.db"
 
 
 @dataclass(frozen=True)
@@ -57,14 +57,6 @@ class RunReport:
 
 def new_run_id() -> str:
     return f"run-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
-
-
-def absolute_store_url(url: str) -> str:
-    """A SQLite URL with an absolute path, so workers in other directories write to the same file."""
-    prefix = "sqlite:///"
-    if url.startswith(prefix) and not url.startswith(prefix + "/") and url != prefix + ":memory:":
-        return prefix + str(Path(url[len(prefix):]).resolve())
-    return url
 
 
 def import_agent_modules(modules: Sequence[str]) -> None:
@@ -155,7 +147,8 @@ async def run_suites(tasks: str, agents: Sequence[str], options: RunOptions,
                              sandbox=sandbox, artifacts_root=str(artifacts_root), concurrency=options.concurrency,
                              mode=options.mode, baseline_run_id=first or options.baseline,
                              infra_error_threshold=options.infra_error_threshold, chunk_size=options.chunk_size)
-            window = options.decision_window if not stack.local_temporal else timedelta(0)
+            # a run waiting for a decision needs workers that outlive this command
+            window = options.decision_window if not (stack.local_temporal or options.worker) else timedelta(0)
             suite = SuiteInput(spec=spec, results_url=results_url, decision_window=window,
                                promote_on_pass=options.promote_on_pass)
             try:
@@ -244,6 +237,6 @@ def _show(progress: ProgressLine, states: list) -> None:
     for state in states:
         for name, count in state.by_outcome.items():
             by_outcome[name] = by_outcome.get(name, 0) + count
-    busy = sorted({s.status.value for s in states if s.status.value not in ("running", "planning", "done")})
+    busy = sorted({s.status.value for s in states if s.status.value not in ("running", "done")})
     progress.show(total=sum(s.total for s in states), done=sum(s.done for s in states),
                   running=sum(s.running for s in states), by_outcome=by_outcome, status=", ".join(busy))

@@ -18,7 +18,8 @@ from ..models.suite import SuiteMode, SuiteSpec
 from ..models.trial import AgentSpec, SandboxSettings
 from ..suite.plan import load_suite_tasks
 from .exits import EXIT_OK
-from .run import absolute_store_url, agent_specs, import_agent_modules, suite_name_for
+from .run import agent_specs, import_agent_modules, suite_name_for
+from .stores import absolute_store_url
 
 CRON_FIELDS = 5
 

@@ -40,7 +40,8 @@ async def connect(address: str, namespace: str) -> Client:
 
 
 @asynccontextmanager
-async def open_temporal(*, temporal_address: str | None, temporal_namespace: str, scratch: Path) -> AsyncIterator[Client]:
+async def open_temporal(*, temporal_address: str | None, temporal_namespace: str,
+                        scratch: Path) -> AsyncIterator[Client]:
     """The given Temporal server, or a throwaway dev server for the duration of the block."""
     if temporal_address is not None:
         yield await connect(temporal_address, temporal_namespace)

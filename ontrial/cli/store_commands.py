@@ -20,16 +20,12 @@ from ..results import ResultsStore
 from ..suite.decisions import DecisionRefused, check_who_and_why
 from ..suite.runs import RunNotFound, load_run, promote_run, regate
 from .exits import EXIT_OK, exit_code
-from .run import absolute_store_url
+from .stores import open_store
 from .suite_view import gate_lines, stats_lines, verdict_table
 from .table import render_table
 
 RELATIVE = re.compile(r"^(\d+)([mhdw])$")
 UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def open_store(url: str) -> ResultsStore:
-    return ResultsStore(absolute_store_url(url))
 
 
 def parse_since(text: str | None, now: datetime | None = None) -> datetime | None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..models.suite import GateResult, SuiteReport, TaskStats
 from ..reports import RunRecord
-from .table import render_table
+from .table import outcome_label, render_table
 
 #: One letter per trial outcome, so a task's k trials fit in one cell (``PPPPF``).
 LETTERS = {"passed": "P", "failed": "F", "budget_exhausted": "B", "agent_error": "E", "infra_error": "I",
@@ -51,6 +51,16 @@ def verdict_table(records: Sequence[RunRecord]) -> str:
     return render_table(header, rows) + f"\n({LEGEND})"
 
 
+def failure_lines(record: RunRecord, limit: int = 8) -> list[str]:
+    """The first trials that did not pass, with why (the rest are in the reports)."""
+    bad = [t for t in sorted(record.trials, key=lambda t: (t.task_id, t.trial_index)) if not t.outcome.passed]
+    lines = [f"    {t.task_id} #{t.trial_index}: {outcome_label(t)}: {' '.join(t.outcome.reason.split())[:100]}"
+             for t in bad[:limit]]
+    if len(bad) > limit:
+        lines.append(f"    … and {len(bad) - limit} more (see the report)")
+    return lines
+
+
 def _interval(report: SuiteReport) -> str:
     p = report.pass_hat_1
     if p.estimate is None:
@@ -74,6 +84,9 @@ def stats_lines(record: RunRecord) -> list[str]:
     if r.steps.count:
         lines.append(f"  steps p50 {r.steps.p50:g} p90 {r.steps.p90:g}; tokens p50 {r.tokens.p50:g}; "
                      f"agent wall p50 {r.wall_seconds.p50:.1f}s p90 {r.wall_seconds.p90:.1f}s")
+    failures = failure_lines(record)
+    if failures:
+        lines += ["  not passed:", *failures]
     return lines
 
 

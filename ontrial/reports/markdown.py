@@ -49,4 +49,19 @@ def to_markdown(rec: RunRecord) -> str:
     if r.slices:
         lines += ["", "## Slices", "", "| slice | value | tasks | pass^1 |", "|---|---|---|---|"]
         lines += [f"| {s.slice} | {s.value} | {s.tasks} | {_pct(s.pass_hat_1)} |" for s in r.slices]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _versions(rec)) + "\n"
+
+
+def _versions(rec: RunRecord) -> list[str]:
+    v = rec.versions
+    when = " → ".join(f"{t:%Y-%m-%d %H:%M:%S} UTC" for t in (rec.started_at, rec.finished_at) if t is not None)
+    lines = ["", "## Versions", "",
+             f"- harness {v.harness}, grader {v.grader or '–'}, task set `{v.task_set_hash or '–'}` "
+             f"({len(v.task_versions)} tasks)"]
+    if when:
+        lines.append(f"- run {when}, status {rec.status.value}")
+    if rec.baseline_run_id:
+        lines.append(f"- baseline run `{rec.baseline_run_id}`")
+    if rec.derived_from:
+        lines.append(f"- derived from run `{rec.derived_from}`")
+    return lines

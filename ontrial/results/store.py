@@ -95,7 +95,8 @@ class ResultsStore:
         r = rec.report
         row = dict(
             run_id=rec.run_id, suite=rec.suite_name, agent=r.agent.label, model=r.agent.model,
-            started_at=rec.started_at or r.started_at, finished_at=rec.finished_at or r.finished_at, pass_hat_1=r.pass_hat_1.estimate,
+            started_at=rec.started_at or r.started_at, finished_at=rec.finished_at or r.finished_at,
+            pass_hat_1=r.pass_hat_1.estimate,
             gate=rec.gate.effective.value if rec.gate else None, task_set_hash=rec.versions.task_set_hash,
             harness_version=rec.versions.harness, grader_version=rec.versions.grader, record=rec.to_json(),
         )

@@ -34,7 +34,8 @@ async def record(only: str | None = None) -> None:
     cli = shutil.which("temporal", path=str(Path(sys.executable).parent)) or shutil.which("temporal")
     HISTORIES.mkdir(exist_ok=True)
     with kubesim.embedded.start(time_scale=0) as cluster, tempfile.TemporaryDirectory() as scratch:
-        env = await WorkflowEnvironment.start_local(dev_server_existing_path=cli, data_converter=pydantic_data_converter)
+        env = await WorkflowEnvironment.start_local(dev_server_existing_path=cli,
+                                                    data_converter=pydantic_data_converter)
         client = env.client
         try:
             async with build_worker(client, "record"):

@@ -1,8 +1,7 @@
-"""The ``ontrial`` command as a user runs it: verdict tables, exit codes, one-line input errors."""
+"""The ``ontrial`` command as a user runs it: verdict tables, gates, exit codes, one-line input errors."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -28,31 +27,33 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
         assert needle in lines[0]
 
 
-def test_run_on_a_local_stack_compares_two_agents(tmp_path):
+def test_run_on_a_local_stack_gates_the_second_agent_against_the_first(tmp_path):
     proc = ontrial("run", str(TASKS / "web-bad-image"), "--agent", "reference", "--agent", "noop", "--trials", "2",
-                   "--concurrency", "2", "--artifacts", str(tmp_path / "artifacts"), "--run-id", "cli-test", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+                   "--concurrency", "2", "--artifacts", str(tmp_path / "artifacts"), "--run-id", "cli-test",
+                   cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the noop agent regressed: the gate failed
     rows = [line.split() for line in proc.stdout.splitlines()]
-    verdicts = {(row[0], row[2], row[3]) for row in rows if row and row[0] in ("reference", "noop")
-                and len(row) > 3 and row[1] == "web-bad-image"}
-    assert verdicts == {("reference", "0", "passed"), ("reference", "1", "passed"),
-                        ("noop", "0", "failed"), ("noop", "1", "failed")}
-    assert "reference: passed 2/2" in proc.stdout and "noop: passed 0/2" in proc.stdout
-    assert "4/4 done" in proc.stderr  # the progress line
-    results = json.loads((tmp_path / "artifacts" / "runs" / "cli-test" / "results.json").read_text())
-    assert sorted(r["trial_id"] for r in results) == sorted(
-        f"cli-test-{agent}/web-bad-image/{k}" for agent in ("reference", "noop") for k in (0, 1))
+    assert ["web-bad-image", "PP", "100%", "FF", "0%", "pass→fail"] in rows
+    assert "gate cli-test-reference: PASS" in proc.stdout
+    assert "gate cli-test-noop against cli-test-reference: FAIL" in proc.stdout
+    assert "pass→fail: web-bad-image (trial 0: failed" in proc.stdout
+    assert "pass^1 100.0%" in proc.stdout and "pass^1 0.0%" in proc.stdout
+    assert "4/4 trials (100%)" in proc.stderr and "[####" in proc.stderr  # the progress bar
+    for run in ("cli-test-reference", "cli-test-noop"):
+        reports = tmp_path / "artifacts" / "runs" / run
+        assert {p.name for p in reports.iterdir()} >= {"report.json", "report.md", "report.junit.xml"}
+    assert (tmp_path / ".ontrial" / "results.db").is_file()
 
 
-def test_run_on_given_temporal_and_cluster_exits_1_on_infra_errors(temporal_env, trial_cluster, tmp_path):
+def test_run_on_given_temporal_and_cluster_is_inconclusive_on_infra_errors(temporal_env, trial_cluster, tmp_path):
     address = temporal_env.client.service_client.config.target_host
     proc = ontrial("run", str(TASKS / "web-never-healthy"), "--temporal-address", address,
                    "--kubeconfig", trial_cluster.kubeconfig_path, "--sandbox-kind", "kubesim",
                    "--task-queue", f"cli-{tmp_path.name}",
                    "--artifacts", str(tmp_path), cwd=tmp_path)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "infra_error(sandbox)" in proc.stdout
-    assert "reference: passed 0/0" in proc.stdout
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "web-never-healthy  I " in proc.stdout
+    assert "INCONCLUSIVE" in proc.stdout and "infra error rate 100.0% above 10%" in proc.stdout
 
 
 def test_run_with_a_broken_task_file_is_one_line_and_exit_2(tmp_path):
