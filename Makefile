@@ -26,8 +26,13 @@ $(KUBECTL_120):
 	   dpkg -x kubernetes-client_*.deb ../kubectl-1.20) || echo "kubectl 1.20 unavailable: its tests will be skipped"; \
 	fi
 
+DEMO_TASKS := tasks/oom-memory-limit-cut tasks/bad-image-rollout tasks/missing-configmap
+
+# The noop agent is gated against the reference agent and is meant to fail that gate (exit 1).
 demo: setup
-	$(BIN)/ontrial run tasks --agent reference --agent noop --trials 1
+	$(BIN)/ontrial run $(DEMO_TASKS) --agent reference --agent noop --trials 1; \
+	  code=$$?; if [ $$code -eq 1 ]; then echo "demo: the noop agent failed its gate against reference, as it should"; \
+	  else exit $$code; fi
 
 test: setup $(KUBECTL_120)
 	KUBECTL_120=$(abspath $(KUBECTL_120)) $(BIN)/pytest

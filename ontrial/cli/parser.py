@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run k trials of each task per agent; print verdicts, statistics, gate",
                               epilog=EXIT_CODES)
-    run.add_argument("tasks", help="a task.yaml or a directory of tasks")
+    run.add_argument("tasks", nargs="+", help="task.yaml files or directories of tasks")
     run.add_argument("--agent", dest="agents", action="append", default=[], metavar="KIND",
                      help="agent kind to put on trial; a second --agent is gated against the first "
                           "(default: reference)")

@@ -79,9 +79,11 @@ def agent_specs(agents: Sequence[str], model: str | None = None) -> list[AgentSp
     return [AgentSpec(kind=kind, model=model) for kind in agents]
 
 
-def suite_name_for(tasks: str) -> str:
-    path = Path(tasks).resolve()
-    return path.parent.name if path.is_file() else path.name
+def suite_name_for(tasks: str | Sequence[str]) -> str:
+    """The tasks directory's name (a file's directory); several paths name the suite after them all."""
+    paths = [tasks] if isinstance(tasks, str) else list(tasks)
+    names = [(p.parent.name if p.is_file() else p.name) for p in (Path(t).resolve() for t in paths)]
+    return names[0] if len(names) == 1 else "+".join(names)
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class RunOptions:
     infra_error_threshold: float = 0.1
 
 
-async def run_suites(tasks: str, agents: Sequence[str], options: RunOptions,
+async def run_suites(tasks: str | Sequence[str], agents: Sequence[str], options: RunOptions,
                      progress: ProgressLine | None = None) -> RunReport:
     """Run every (agent, task, trial) through Temporal; return each suite's verdict and saved run."""
     from workflows import SuiteInput, SuiteWorkflow  # the Temporal side, loaded on use
@@ -120,7 +122,8 @@ async def run_suites(tasks: str, agents: Sequence[str], options: RunOptions,
         raise ConfigError(f"--trials must be at least 1 and --concurrency between 1 and {MAX_CONCURRENCY}")
     import_agent_modules(options.agent_modules)
     specs = agent_specs(agents, options.model)
-    task_files = [str(Path(t.source_path).resolve()) for t in load_suite_tasks([tasks])]  # fail fast, exit 2
+    paths = [tasks] if isinstance(tasks, str) else list(tasks)
+    task_files = [str(Path(t.source_path).resolve()) for t in load_suite_tasks(paths)]  # fail fast, exit 2
     run_id = options.run_id or new_run_id()
     results_url = absolute_store_url(options.results_url)
     artifacts_root = Path(options.artifacts).resolve()
