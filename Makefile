@@ -40,6 +40,7 @@ test: setup $(KUBECTL_120)
 bench: setup
 	$(BIN)/python benchmarks/kubesim_api.py
 	$(BIN)/python benchmarks/trial_overhead.py
+	$(BIN)/python benchmarks/suite_throughput.py --skip-inspect
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .artifacts
