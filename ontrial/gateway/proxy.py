@@ -34,12 +34,13 @@ import httpx
 import structlog
 import yaml
 
+from kubesim.tls import serving_cert  # the same throw-away CA kubesim serves HTTPS with
+
 from ..models.trial import BudgetKind
 from .apirequest import ApiRequest, classify
 from .budget import BudgetExceeded
 from .gateway import ToolGateway, ToolResult
 from .serving import LocalServer
-from .tls import serving_cert
 
 log = structlog.get_logger(__name__)
 
@@ -77,8 +78,8 @@ class AuditProxy:
         self.upstream_token = upstream.token
         self.proxy_token = secrets.token_urlsafe(32)
         self._upstream_tls = upstream_ssl(upstream.ca_data, upstream.verify_tls)
-        self._cert = serving_cert(host)
-        self._server = LocalServer(self, host=host, ssl_context=self._cert.server_context(), lifespan="off")
+        self._cert = serving_cert((host,))
+        self._server = LocalServer(self, host=host, ssl_context=self._cert.ssl_context(), lifespan="off")
         self._client: httpx.AsyncClient | None = None
         self._sessions: dict[str, bool] = {}  # kubectl session id → whether its step was granted
         self._seq = 0
