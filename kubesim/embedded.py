@@ -105,11 +105,14 @@ class Embedded:
         return int(self.url.rsplit(":", 1)[1])
 
     def call(self, fn: Callable[[], T], timeout: float = 60.0) -> T:
-        """Run ``fn()`` on the server's loop thread and return its result (exceptions propagate)."""
+        """Run ``fn()`` on the server's loop thread, after settling pending writes as a read would, and
+        return its result (exceptions propagate)."""
         if threading.current_thread() is self._thread:
+            self.app.reconcile("call")
             return fn()
 
         async def run() -> T:
+            self.app.reconcile("call")
             return fn()
 
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)

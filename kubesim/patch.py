@@ -18,7 +18,8 @@ import yaml
 
 from .errors import ApiError
 from .resources import ResourceType
-from .smp import SmpError, clone, strategic_merge
+from .smp import SmpError, strategic_merge
+from .tree import clone
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"

@@ -7,7 +7,6 @@ successful write, before the response goes out.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from . import objects, patch, tables
@@ -17,6 +16,7 @@ from .errors import ApiError, not_found
 from .resources import NAMESPACES, NODES, ResourceType
 from .selectors import FieldSelector, LabelSelector
 from .store import Obj
+from .tree import clone
 from .wire import (PATCH_TYPES, Request, Response, decode_apply_body, decode_object, dumps, json_response,
                    success_status, unsupported_media, wants_as)
 from .workloads import admission
@@ -183,7 +183,7 @@ class Rest:
                                 f"{old['metadata'].get('uid')}", "Conflict")
         if "status" in rt.subresources:
             if "status" in old:
-                new["status"] = copy.deepcopy(old["status"])
+                new["status"] = clone(old["status"])
             else:
                 new.pop("status", None)
         new = objects.prepare(rt, new, old)
@@ -214,7 +214,7 @@ class Rest:
             obj = decode_apply_body(req.body)
             check_identity(rt, metadata_of(obj), ns, name)
             return self.render_one(rt, self.create_object(rt, ns, obj, req.dry_run), req, 201)
-        patched = patch.apply_patch(copy.deepcopy(current), req.body, ct, rt)
+        patched = patch.apply_patch(clone(current), req.body, ct, rt)
         if not isinstance(patched, dict):
             raise ApiError(422, f'{rt.kind} "{name}" is invalid: the patched object is not an object', "Invalid")
         check_type(rt, patched)

@@ -2,9 +2,10 @@
 
 Per request: health endpoints answer without auth; everything else authenticates the bearer
 token, classifies the URL (routing.parse), authorizes with RBAC, maybe injects a fault, reads
-the body, dispatches to the REST / subresource / virtual handlers and, after a successful
-write, reconciles the cluster before answering. Every error is a ``Status`` body; a 500 means
-a kubesim bug and is logged with its traceback.
+the body and dispatches to the REST / subresource / virtual handlers. Writes only mark their
+namespace dirty; the controllers run before the next read, watch or admin call and on every tick,
+so a burst of writes (``kubectl apply`` of a manifest) is reconciled once, not once per object.
+Every error is a ``Status`` body; a 500 means a kubesim bug and is logged with its traceback.
 
 The ASGI lifespan starts a background task that ticks the cluster every ``tick_interval``
 seconds of real time so time-driven state (back-off, start-up delays) advances on its own.
@@ -188,6 +189,7 @@ class KubeApp:
         if path.startswith(ADMIN_PREFIX) or path.startswith(PROMETHEUS_PREFIX):
             if req.method in _BODY_METHODS:
                 await self._read_body(req, receive)
+            self.reconcile("admin")
             resp = self.admin.handle(req)
             if req.method != "GET" and resp.status < 400:
                 self.reconcile("admin")
@@ -204,13 +206,12 @@ class KubeApp:
             await self.faults.maybe_fail(req.method, path)
         if req.method in _BODY_METHODS:
             await self._read_body(req, receive)
+        if info.verb not in _WRITE_VERBS:
+            self.reconcile(info.verb)  # settle what earlier writes set in motion before anyone looks
         if info.verb == "watch":
             await self._watch(req, info, receive, send)
             return None
-        resp = self._dispatch(req, info)
-        if info.verb in _WRITE_VERBS and resp.status < 400 and "dryRun" not in req.query:
-            self.reconcile(info.verb)
-        return resp
+        return self._dispatch(req, info)
 
     def _impersonate(self, user: Any, headers: list[tuple[bytes, str]]) -> Any:
         name = next((v for k, v in headers if k == b"impersonate-user"), "")

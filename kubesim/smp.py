@@ -13,6 +13,8 @@ import json
 from functools import lru_cache
 from typing import Any, Callable
 
+from .tree import clone
+
 DIRECTIVE = "$patch"
 RETAIN_KEYS = "$retainKeys"
 SET_ORDER = "$setElementOrder/"
@@ -89,15 +91,6 @@ def list_merge_key(kind: str, path: Path) -> str | None:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-def clone(value: Any) -> Any:
-    """Deep copy of a JSON tree (several times faster than ``copy.deepcopy``)."""
-    if type(value) is dict:
-        return {k: clone(v) for k, v in value.items()}
-    if type(value) is list:
-        return [clone(v) for v in value]
-    return value
-
 
 def _hkey(value: Any) -> Any:
     """A hashable identity for merge-key values and scalars (Go compares them with ==)."""

@@ -1,7 +1,7 @@
 """In-memory object store with a global resourceVersion and a watch log.
 
 Objects are plain dicts shaped like the JSON the API serves. A stored dict is never mutated in
-place: writers pass a new dict (``copy.deepcopy`` what you read), so watch-log entries stay true
+place: writers pass a new dict (``tree.clone`` what you read), so watch-log entries stay true
 snapshots. Everything runs on one asyncio loop; no method here awaits.
 """
 
@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 from .clock import SimClock, rfc3339
 from .errors import ApiError, already_exists, conflict, not_found
 from .resources import ResourceType
+from .tree import clone
 
 Obj = dict[str, Any]
 ResKey = tuple[str, str]  # (group, plural)
@@ -207,7 +208,7 @@ class Store:
 
 def strip_server_fields(obj: Obj) -> Obj:
     """A copy without server-owned metadata (used when comparing templates and specs)."""
-    out = copy.deepcopy(obj)
+    out = clone(obj)
     m = out.get("metadata", {})
     for f in _SERVER_FIELDS:
         m.pop(f, None)

@@ -3,7 +3,6 @@ namespaces/finalize, and the streaming ones kubesim refuses (exec, attach, portf
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from . import objects, patch
@@ -12,6 +11,7 @@ from .errors import ApiError, invalid
 from .resources import NAMESPACES, PODS, ResourceType
 from .rest import Rest, check_identity, check_type, metadata_of
 from .store import Obj
+from .tree import clone
 from .wire import PATCH_TYPES, TEXT, Request, Response, decode_object, json_response, success_status, unsupported_media
 from .workloads import logs
 
@@ -90,7 +90,7 @@ class Subresources:
             new = self._patched(rt, current, req)
         else:
             raise self._not_allowed()
-        out = copy.deepcopy(current)
+        out = clone(current)
         if "status" in new:
             out["status"] = new["status"]
         else:
@@ -104,7 +104,7 @@ class Subresources:
     def _patched(self, rt: ResourceType, current: Obj, req: Request) -> Obj:
         if req.content_type not in PATCH_TYPES:
             raise unsupported_media(req.content_type, ", ".join(PATCH_TYPES))
-        new = patch.apply_patch(copy.deepcopy(current), req.body, req.content_type, rt)
+        new = patch.apply_patch(clone(current), req.body, req.content_type, rt)
         if not isinstance(new, dict):
             raise ApiError(422, "the patched object is not an object", "Invalid")
         check_identity(rt, metadata_of(new), current["metadata"].get("namespace", ""), current["metadata"]["name"])
@@ -125,7 +125,7 @@ class Subresources:
         elif verb == "patch":
             if req.content_type not in PATCH_TYPES:
                 raise unsupported_media(req.content_type, ", ".join(PATCH_TYPES))
-            new = patch.apply_patch(copy.deepcopy(scale), req.body, req.content_type, rt)
+            new = patch.apply_patch(clone(scale), req.body, req.content_type, rt)
             if not isinstance(new, dict):
                 raise ApiError(422, "the patched Scale is not an object", "Invalid")
         else:
@@ -142,7 +142,7 @@ class Subresources:
             raise invalid("Scale", name, [("spec.replicas", f"Invalid value: {replicas}: must be greater than or "
                                                             f"equal to 0")])
         m = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
-        out = copy.deepcopy(current)
+        out = clone(current)
         out["spec"]["replicas"] = replicas
         rv = m.get("resourceVersion")
         if rv:
@@ -192,7 +192,7 @@ class Subresources:
         finalizers = (body.get("spec") or {}).get("finalizers") or []
         if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
             raise invalid("Namespace", name, [("spec.finalizers", "Invalid value: must be a list of strings")])
-        out = copy.deepcopy(current)
+        out = clone(current)
         out.setdefault("spec", {})["finalizers"] = finalizers
         if not finalizers:
             out["spec"].pop("finalizers")

@@ -7,12 +7,12 @@ apiserver, rows always carry the priority-1 ("wide") cells; kubectl hides them u
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime
 from typing import Any
 
 from .printers import printer_for
 from .resources import ResourceType
+from .tree import clone
 
 INCLUDE_OBJECT_VALUES = ("None", "Metadata", "Object")
 
@@ -54,9 +54,9 @@ def _embedded_object(obj: dict[str, Any], include_object: str) -> dict[str, Any]
     if include_object == "None":
         return None
     if include_object == "Object":
-        return copy.deepcopy(obj)
+        return clone(obj)
     return {
         "kind": "PartialObjectMetadata",
         "apiVersion": "meta.k8s.io/v1",
-        "metadata": copy.deepcopy(obj.get("metadata") or {}),
+        "metadata": clone(obj.get("metadata") or {}),
     }

@@ -7,7 +7,6 @@ create would be.
 
 from __future__ import annotations
 
-import copy
 import json
 from datetime import datetime
 from typing import Any
@@ -17,6 +16,7 @@ from ..clock import parse_rfc3339, rfc3339
 from ..errors import ApiError
 from ..resources import NAMESPACES, PODS, RESOURCES, ResourceType
 from ..store import Obj
+from ..tree import clone
 from ..workloads import admission
 
 POD_TEMPLATE_HASH = "pod-template-hash"
@@ -175,7 +175,7 @@ def pod_from_template(template: dict, owner: Obj, generate_name: str) -> Obj:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": meta,
-        "spec": copy.deepcopy(template.get("spec") or {}),
+        "spec": clone(template.get("spec") or {}),
         "status": {"phase": "Pending"},
     }
 
@@ -200,7 +200,7 @@ def api_delete(cluster, rt: ResourceType, obj: Obj) -> Obj:
     if m.get("finalizers"):
         if m.get("deletionTimestamp"):
             return obj
-        marked = copy.deepcopy(obj)
+        marked = clone(obj)
         marked["metadata"]["deletionTimestamp"] = now_ts(cluster)
         marked["metadata"]["deletionGracePeriodSeconds"] = 0
         return write(cluster, rt, marked)
@@ -259,7 +259,7 @@ def working_copy(obj: Obj) -> Obj:
         meta["ownerReferences"] = [dict(r) for r in meta["ownerReferences"]]
     out["metadata"] = meta
     if "status" in out:
-        out["status"] = copy.deepcopy(out["status"])
+        out["status"] = clone(out["status"])
     return out
 
 

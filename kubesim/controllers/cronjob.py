@@ -7,7 +7,6 @@ and the successful/failed history limits, and asks the cluster to wake it at the
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timezone
 
 from .. import objects
@@ -15,6 +14,7 @@ from ..clock import parse_rfc3339, rfc3339
 from ..errors import ApiError
 from ..resources import CRONJOBS, JOBS
 from ..store import Obj
+from ..tree import clone
 from .common import being_deleted, controller_ref, is_controlled_by, namespace_terminating, sim_seconds, write
 from .cron import CronSchedule, check_time_zone, parse_schedule
 from .gc import delete_with_propagation
@@ -44,10 +44,10 @@ class _CronJobSync:
     def __init__(self, controller: CronJobController, cluster, cj: Obj, jobs: list[Obj]):
         self.controller = controller
         self.cluster = cluster
-        self.cj = copy.deepcopy(cj)
+        self.cj = clone(cj)
         self.jobs = jobs
         self.ns = cj["metadata"]["namespace"]
-        self.status = copy.deepcopy(cj.get("status") or {})
+        self.status = clone(cj.get("status") or {})
         self.now = cluster.clock.now()
 
     def event(self, type_: str, reason: str, message: str) -> None:
@@ -194,7 +194,7 @@ class _CronJobSync:
         meta["annotations"] = annotations
         meta["ownerReferences"] = [controller_ref(self.cj)]
         return {"apiVersion": JOBS.api_version, "kind": JOBS.kind, "metadata": meta,
-                "spec": copy.deepcopy(template.get("spec") or {})}
+                "spec": clone(template.get("spec") or {})}
 
     # -- history ---------------------------------------------------------------------------
     def delete_job(self, name: str | None) -> None:

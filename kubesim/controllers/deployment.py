@@ -7,7 +7,6 @@ write status with the Available/Progressing conditions that ``kubectl rollout st
 
 from __future__ import annotations
 
-import copy
 
 from .. import objects
 from ..errors import ApiError
@@ -15,6 +14,7 @@ from ..resources import DEPLOYMENTS, REPLICASETS
 from ..store import Obj
 from . import rollout as R
 from . import strategies
+from ..tree import clone
 from .common import (POD_TEMPLATE_HASH, api_delete, being_deleted, controller_of, controller_ref,
                      is_controlled_by, namespace_terminating, normalised_template, now_ts,
                      selector_is_empty, selector_matches, sim_seconds, spec_replicas, template_equal, template_hash,
@@ -90,7 +90,7 @@ class _DeploymentSync:
                 if selector_matches(selector, labels):
                     owned.append(rs)
                 else:
-                    released = copy.deepcopy(rs)
+                    released = clone(rs)
                     refs = [r for r in rs["metadata"]["ownerReferences"] if r.get("uid") != d["metadata"]["uid"]]
                     if refs:
                         released["metadata"]["ownerReferences"] = refs
@@ -98,7 +98,7 @@ class _DeploymentSync:
                         released["metadata"].pop("ownerReferences")
                     write(self.cluster, REPLICASETS, released)
             elif ref is None and not being_deleted(rs) and selector_matches(selector, labels):
-                adopted = copy.deepcopy(rs)
+                adopted = clone(rs)
                 adopted["metadata"].setdefault("ownerReferences", []).append(controller_ref(d))
                 owned.append(write(self.cluster, REPLICASETS, adopted))
         return owned
@@ -110,7 +110,7 @@ class _DeploymentSync:
     def check_paused_conditions(self) -> None:
         if R.progress_deadline(self.d) is None:
             return
-        status = copy.deepcopy(self.d.get("status") or {})
+        status = clone(self.d.get("status") or {})
         cond = R.get_condition(status, "Progressing")
         if cond and cond.get("reason") == R.TIMED_OUT:
             return
@@ -149,7 +149,7 @@ class _DeploymentSync:
         if changed:
             existing = write(self.cluster, REPLICASETS, rs)
         needs = self.set_revision(existing["metadata"].get("annotations", {}).get(R.REVISION))
-        status = copy.deepcopy(self.d.get("status") or {})
+        status = clone(self.d.get("status") or {})
         if R.progress_deadline(self.d) is not None and R.get_condition(status, "Progressing") is None:
             R.set_condition(status, R.new_condition("Progressing", "True", R.FOUND_NEW_RS,
                                                     f'Found new replica set "{existing["metadata"]["name"]}"',
@@ -172,12 +172,12 @@ class _DeploymentSync:
         d = self.d
         if namespace_terminating(self.cluster, self.ns):
             return None
-        status = copy.deepcopy(d.get("status") or {})
-        template = copy.deepcopy(d["spec"]["template"])
+        status = clone(d.get("status") or {})
+        template = clone(d["spec"]["template"])
         h = template_hash(template, status.get("collisionCount"))
         template.setdefault("metadata", {})
         template["metadata"]["labels"] = dict(template["metadata"].get("labels") or {}, **{POD_TEMPLATE_HASH: h})
-        selector = copy.deepcopy(d["spec"]["selector"])
+        selector = clone(d["spec"]["selector"])
         selector["matchLabels"] = dict(selector.get("matchLabels") or {}, **{POD_TEMPLATE_HASH: h})
         rs: Obj = {
             "apiVersion": REPLICASETS.api_version,

@@ -7,11 +7,11 @@ that port's subset. Services without a selector are left to their owners.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..resources import ENDPOINTS, PODS, SERVICES
 from ..store import Obj
+from ..tree import clone
 from .common import being_deleted, is_pod_ready, labels_match, pod_phase, write
 
 COMPONENT = "endpoint-controller"
@@ -57,7 +57,7 @@ class EndpointsController:
                 obj["subsets"] = subsets
             cluster.store.create(ENDPOINTS, obj)
             return
-        updated = copy.deepcopy(current)
+        updated = clone(current)
         if labels:
             updated["metadata"]["labels"] = labels
         else:

@@ -9,11 +9,11 @@ dropped when another owner survives; a marked object whose finalizers are all go
 
 from __future__ import annotations
 
-import copy
 
 from ..errors import ApiError
 from ..resources import EVENTS, NAMESPACES, PODS, ResourceType, by_key
 from ..store import Obj
+from ..tree import clone
 from .common import api_delete, being_deleted, now_ts, resolve_kind, sim_seconds, write
 from .namespace import begin_delete, check_deletable
 
@@ -49,7 +49,7 @@ class GarbageCollector:
             if not solid:
                 api_delete(cluster, rt, obj)
             elif len(solid) != len(refs):
-                trimmed = copy.deepcopy(obj)
+                trimmed = clone(obj)
                 trimmed["metadata"]["ownerReferences"] = solid
                 write(cluster, rt, trimmed)
 
@@ -89,7 +89,7 @@ def _progress_deletion(cluster, rt: ResourceType, obj: Obj) -> None:
     ns = m.get("namespace", "")
     if finalizers:
         if finalizers != list(m.get("finalizers") or []):
-            updated = copy.deepcopy(obj)
+            updated = clone(obj)
             updated["metadata"]["finalizers"] = finalizers
             write(cluster, rt, updated)
         return
@@ -120,7 +120,7 @@ def dependents(cluster, owner: Obj) -> list[tuple[ResourceType, Obj]]:
 def orphan_dependents(cluster, owner: Obj) -> None:
     uid = owner["metadata"]["uid"]
     for rt, obj in dependents(cluster, owner):
-        updated = copy.deepcopy(obj)
+        updated = clone(obj)
         refs = [r for r in obj["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
         if refs:
             updated["metadata"]["ownerReferences"] = refs
@@ -139,7 +139,7 @@ def _delete_dependents(cluster, owner: Obj) -> bool:
         others = [r for r in refs if r.get("uid") != uid]
         ns = obj["metadata"].get("namespace", "")
         if any(owner_exists(cluster, ns, r) for r in others):
-            updated = copy.deepcopy(obj)
+            updated = clone(obj)
             updated["metadata"]["ownerReferences"] = others
             write(cluster, rt, updated)
             continue
@@ -157,7 +157,7 @@ def _start_delete(cluster, rt: ResourceType, obj: Obj, finalizer: str | None) ->
         finalizers.append(finalizer)
     if not finalizers:
         return api_delete(cluster, rt, obj)
-    marked = copy.deepcopy(obj)
+    marked = clone(obj)
     marked["metadata"]["finalizers"] = finalizers
     marked["metadata"].setdefault("deletionTimestamp", now_ts(cluster))
     marked["metadata"].setdefault("deletionGracePeriodSeconds", 0)

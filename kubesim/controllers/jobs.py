@@ -7,12 +7,12 @@ Outcomes are counted once per pod, so deleting a finished pod does not undo its 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from ..errors import ApiError
 from ..resources import JOBS, PODS
 from ..store import Obj
+from ..tree import clone
 from .common import (api_delete, being_deleted, controller_of, create_pod, is_pod_active, is_pod_ready,
                      namespace_terminating, now_ts, pod_from_template, pod_phase, selector_matches,
                      sim_seconds, write)
@@ -84,7 +84,7 @@ class JobController:
         ledger = self._ledger(job, pods)
         now_s = cluster.now_s()
         self._count(ledger, pods, now_s)
-        status = copy.deepcopy(job.get("status") or {})
+        status = clone(job.get("status") or {})
         now = now_ts(cluster)
         suspended = bool(spec.get("suspend"))
         self._suspension(cluster, job, status, suspended, now)
@@ -131,7 +131,7 @@ class JobController:
             return job
         m = job["metadata"]
         uid, name = m["uid"], m["name"]
-        updated = copy.deepcopy(job)
+        updated = clone(job)
         uspec = updated.setdefault("spec", {})
         uspec["selector"] = {"matchLabels": {CONTROLLER_UID: uid}}
         tmeta = uspec.setdefault("template", {}).setdefault("metadata", {})
@@ -250,7 +250,7 @@ class JobController:
         out["uncountedTerminatedPods"] = {}
         out["ready"] = sum(1 for p in active if is_pod_ready(p))
         if out != (job.get("status") or {}):
-            updated = copy.deepcopy(job)
+            updated = clone(job)
             updated["status"] = out
             write(cluster, JOBS, updated)
 

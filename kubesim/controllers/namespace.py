@@ -7,12 +7,12 @@ real namespace controller reports, until their finalizers are removed.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
 from ..errors import ApiError
 from ..resources import EVENTS, NAMESPACES, by_key
 from ..store import Obj
+from ..tree import clone
 from .common import api_delete, being_deleted, now_ts, write
 
 COMPONENT = "namespace-controller"
@@ -32,7 +32,7 @@ def begin_delete(cluster, name: str) -> Obj:
     check_deletable(name)
     if being_deleted(ns):
         return ns
-    marked = copy.deepcopy(ns)
+    marked = clone(ns)
     marked["metadata"]["deletionTimestamp"] = now_ts(cluster)
     marked["metadata"]["deletionGracePeriodSeconds"] = 0
     marked["status"] = dict(marked.get("status") or {}, phase="Terminating")
@@ -96,6 +96,6 @@ class NamespaceController:
                 status, reason, message)
             conditions.append(prev if same else {"type": type_, "status": status, "lastTransitionTime": now,
                                                  "reason": reason, "message": message})
-        updated = copy.deepcopy(ns)
+        updated = clone(ns)
         updated["status"] = dict(updated.get("status") or {}, phase="Terminating", conditions=conditions)
         write(cluster, NAMESPACES, updated)

@@ -7,13 +7,13 @@ with exponential back-off (sooner when the namespace's quotas or limit ranges ch
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import ApiError
 from ..resources import LIMITRANGES, PODS, REPLICASETS, RESOURCEQUOTAS
 from ..store import Obj
+from ..tree import clone
 from .common import (api_delete, being_deleted, controller_of, controller_ref, create_pod, is_pod_active,
                      is_pod_ready, labels_match, max_restarts, namespace_terminating, now_ts, pod_available_at,
                      pod_from_template, pod_phase, pod_ready_since, selector_is_empty, selector_matches,
@@ -141,7 +141,7 @@ class ReplicaSetController:
         if conditions:
             status["conditions"] = conditions
         if status != old:
-            updated = copy.deepcopy(rs)
+            updated = clone(rs)
             updated["status"] = status
             write(cluster, REPLICASETS, updated)
 
@@ -170,7 +170,7 @@ def claim_pods(cluster, owner: Obj, selector: dict, index: PodIndex) -> list[Obj
         if selector_matches(selector, pod["metadata"].get("labels")):
             claimed.append(pod)
             continue
-        released = copy.deepcopy(pod)
+        released = clone(pod)
         released["metadata"]["ownerReferences"] = [
             r for r in pod["metadata"]["ownerReferences"] if r.get("uid") != uid]
         if not released["metadata"]["ownerReferences"]:
@@ -180,7 +180,7 @@ def claim_pods(cluster, owner: Obj, selector: dict, index: PodIndex) -> list[Obj
         return claimed
     for pod in list(index.orphans):
         if selector_matches(selector, pod["metadata"].get("labels")):
-            adopted = copy.deepcopy(pod)
+            adopted = clone(pod)
             adopted["metadata"].setdefault("ownerReferences", []).append(controller_ref(owner))
             claimed.append(write(cluster, PODS, adopted))
             index.orphans.remove(pod)

@@ -7,9 +7,9 @@ one (its TLS certificate authority), otherwise a fixed, parseable placeholder ce
 
 from __future__ import annotations
 
-import copy
 
 from ..resources import CONFIGMAPS, NAMESPACES, SERVICEACCOUNTS
+from ..tree import clone
 from .common import being_deleted, write
 
 COMPONENT = "serviceaccount-controller"
@@ -55,6 +55,6 @@ class ServiceAccountController:
                 "data": data,
             })
         elif current.get("data") != data:
-            restored = copy.deepcopy(current)
+            restored = clone(current)
             restored["data"] = data
             write(cluster, CONFIGMAPS, restored)

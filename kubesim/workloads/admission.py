@@ -7,13 +7,13 @@ any other kind.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..errors import ApiError
 from ..resources import LIMITRANGES, RESOURCEQUOTAS, ResourceType
 from ..store import random_suffix
 from . import quota as q
+from ..tree import clone
 from .units import format_resource, parse_cpu_millis, parse_memory_bytes
 
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
@@ -212,7 +212,7 @@ def check_pod_quota(cluster: Any, pod: dict[str, Any]) -> None:
 
 def admit_pod(cluster: Any, pod: dict[str, Any]) -> dict[str, Any]:
     """The pod as admission would store it (LimitRange defaults applied), or ApiError 403."""
-    out = copy.deepcopy(pod)
+    out = clone(pod)
     out = apply_limit_ranges(cluster, out)
     check_pod_quota(cluster, out)
     return out

@@ -9,12 +9,12 @@ runtime state (their running containers are reported stopped).
 
 from __future__ import annotations
 
-import copy
 import logging
 from typing import Any
 
 from ..resources import NAMESPACES, NODES, PODS
 from . import behaviour, containers, probes
+from ..tree import clone
 from .context import NodeInfo, SyncContext
 from .podconfig import MountError, check_volumes
 from .podstatus import build_status, init_done
@@ -183,7 +183,7 @@ class Kubelet:
             return
         status = build_status(sc, now)
         if status != sc.pod.get("status"):
-            new = copy.deepcopy(sc.pod)
+            new = clone(sc.pod)
             new["status"] = status
             sc.pod = sc.cluster.store.update(PODS, new, check_rv=False)
         sc.pr.synced = (sc.pod["metadata"].get("resourceVersion"), fingerprint)

@@ -60,7 +60,8 @@ class LogStream:
         self.seed = seed
         self.wall = wall
         self.fields = dict(fields or {})
-        self.fixed: deque[tuple[float, int, str]] = deque(maxlen=RING_LINES)
+        # (sim time, sequence, text, raw): templates are rendered when read, since most never are.
+        self.fixed: deque[tuple[float, int, str, bool]] = deque(maxlen=RING_LINES)
         self.periodics: list[Periodic] = []
         self.finished_at: float | None = None
         self._seq = 0
@@ -69,7 +70,7 @@ class LogStream:
         """Append a line (multi-line text becomes several lines) written at sim time ``t``."""
         for line in text.split("\n"):
             self._seq += 1
-            self.fixed.append((t, self._seq, line if raw else self._render(line, t, self._seq)))
+            self.fixed.append((t, self._seq, line, raw))
 
     def add_many(self, t: float, lines: tuple[str, ...] | list[str], spread: float = 0.0) -> None:
         n = len(lines)
@@ -88,7 +89,7 @@ class LogStream:
 
     def truncate_after(self, t: float) -> None:
         """Forget lines the process never got to write (it died at ``t``)."""
-        self.fixed = deque(((ft, seq, s) for ft, seq, s in self.fixed if ft <= t + 1e-9), maxlen=RING_LINES)
+        self.fixed = deque((entry for entry in self.fixed if entry[0] <= t + 1e-9), maxlen=RING_LINES)
 
     def finish(self, t: float) -> None:
         if self.finished_at is None:
@@ -115,7 +116,8 @@ class LogStream:
     def lines(self, now: float) -> list[tuple[float, str]]:
         """All visible lines up to ``now`` (or the finish time), oldest first, capped to the ring size."""
         end = now if self.finished_at is None else min(now, self.finished_at)
-        out = [(t, seq, text) for (t, seq, text) in self.fixed if t <= end + 1e-9]
+        out = [(t, seq, text if raw else self._render(text, t, seq))
+               for (t, seq, text, raw) in self.fixed if t <= end + 1e-9]
         for p in self.periodics:
             self._periodic_lines(p, end if p.until is None else min(end, p.until - 1e-6), out)
         out.sort(key=lambda x: (x[0], x[1]))

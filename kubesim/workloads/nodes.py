@@ -3,7 +3,6 @@ their status complete (a Node created through the API without status gets one)."
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import uuid
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Any
 
 from ..clock import rfc3339
 from ..resources import NODES
+from ..tree import clone
 from .units import format_memory, parse_memory_bytes
 
 KUBELET_VERSION = "v1.32.4"
@@ -122,7 +122,7 @@ class NodeController:
             full = node_status(name, str(capacity.get("cpu", "8")), str(capacity.get("memory", "32Gi")),
                                int(str(capacity.get("pods", "110")) or 110), f"172.18.0.{100 + i}", since)
             merged = {**full, **{k: v for k, v in status.items() if v}}
-            new = copy.deepcopy(node)
+            new = clone(node)
             new["status"] = merged
             labels = new["metadata"].setdefault("labels", {})
             for k, v in default_labels(name).items():

@@ -3,10 +3,10 @@ controller that keeps ``status.hard``/``status.used`` current (``kubectl describ
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..resources import RESOURCEQUOTAS, RESOURCES, PODS, ResourceType
+from ..tree import clone
 from .units import format_resource, parse_cpu_millis, parse_memory_bytes, parse_resource
 
 COMPUTE = {"cpu": ("requests", "cpu"), "requests.cpu": ("requests", "cpu"), "memory": ("requests", "memory"),
@@ -135,6 +135,6 @@ class QuotaController:
         for quota in cluster.store.list(RESOURCEQUOTAS, namespace):
             status = quota_status(cluster, namespace, quota)
             if quota.get("status") != status:
-                new = copy.deepcopy(quota)
+                new = clone(quota)
                 new["status"] = status
                 cluster.store.update(RESOURCEQUOTAS, new, check_rv=False)

@@ -8,11 +8,11 @@ pods are retried whenever anything changes in the cluster's capacity, and every 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..clock import rfc3339
 from ..resources import NODES, PODS
+from ..tree import clone
 from .podstatus import qos_class
 from .units import parse_cpu_millis, parse_memory_bytes
 
@@ -178,7 +178,7 @@ class Scheduler:
         u = usage.setdefault(chosen, [0, 0, 0])
         u[0], u[1], u[2] = u[0] + cpu, u[1] + mem, u[2] + 1
         now = rfc3339(cluster.clock.now())
-        new = copy.deepcopy(pod)
+        new = clone(pod)
         new["spec"]["nodeName"] = chosen
         status = new.setdefault("status", {})
         status["phase"] = status.get("phase") or "Pending"
@@ -263,7 +263,7 @@ class Scheduler:
             cluster.wake_at(ns, now + RETRY_SECONDS)
         else:
             cluster.runtime.scheduling[m["uid"]] = (message, last[1], ns, self.epoch)
-        status = copy.deepcopy(pod.get("status") or {})
+        status = clone(pod.get("status") or {})
         status["phase"] = "Pending"
         status.setdefault("qosClass", qos_class(pod))
         old = next((c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") == "PodScheduled"),
@@ -274,6 +274,6 @@ class Scheduler:
         status["conditions"] = [c for c in status.get("conditions") or []
                                 if isinstance(c, dict) and c.get("type") != "PodScheduled"] + [cond]
         if status != pod.get("status"):
-            new = copy.deepcopy(pod)
+            new = clone(pod)
             new["status"] = status
             cluster.store.update(PODS, new, check_rv=False)
