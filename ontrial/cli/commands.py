@@ -41,6 +41,26 @@ async def run_command(args: argparse.Namespace) -> int:
     return exit_code([suite.outcome.gate.effective for suite in report.suites])
 
 
+async def tasks_command(args: argparse.Namespace) -> int:
+    return await (scan_command if args.tasks_command == "scan" else validate_command)(args)
+
+
+async def scan_command(args: argparse.Namespace) -> int:
+    """Print each contamination finding and each unloadable file; exit 2 if there is any."""
+    from ..tasks.scan import scan_paths
+
+    findings, problems = scan_paths(args.paths)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    for finding in sorted(findings):
+        print(finding)
+    if problems or findings:
+        print(f"{len(findings)} finding(s), {len(problems)} unreadable file problem(s)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print("ok: nothing an agent can see gives the answer away")
+    return EXIT_OK
+
+
 async def validate_command(args: argparse.Namespace) -> int:
     from ..tasks import load_tasks
     from ..tasks.validate import TaskValidation, validate_schema, validate_tasks

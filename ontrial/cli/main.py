@@ -1,7 +1,7 @@
 """The ``ontrial`` command line.
 
 ``run`` (suites + gate), ``gate``, ``runs list``, ``report``, ``override``, ``baseline promote|show``,
-``rerun``, ``regrade``, ``schedule nightly``, ``tasks validate``, ``reap``. Arguments: ``parser``;
+``rerun``, ``regrade``, ``schedule nightly``, ``tasks validate``, ``tasks scan``, ``reap``. Arguments: ``parser``;
 exit codes: ``exits`` (0 pass, 1 gate failed, 2 bad input, 3 inconclusive).
 """
 
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 #: command -> (module, function); modules load on use, so ``runs list`` does not pay for ``run``'s imports.
 COMMANDS = {
-    "run": ("commands", "run_command"), "tasks": ("commands", "validate_command"),
+    "run": ("commands", "run_command"), "tasks": ("commands", "tasks_command"),
     "reap": ("commands", "reap_command"), "gate": ("store_commands", "gate_command"),
     "runs": ("store_commands", "runs_command"), "report": ("store_commands", "report_command"),
     "override": ("store_commands", "override_command"), "baseline": ("store_commands", "baseline_command"),

@@ -165,6 +165,8 @@ def _tasks_and_reap(commands: argparse._SubParsersAction) -> None:
     validate.add_argument("--no-noop", dest="noop", action="store_false",
                           help="with --on-cluster: skip the noop trial (which must fail)")
     validate.add_argument("--concurrency", type=int, default=4, help="with --on-cluster: trials at once")
+    scan = tasks.add_parser("scan", help="contamination: does anything an agent can see give the answer away?")
+    scan.add_argument("paths", nargs="+", help="task.yaml files or directories")
 
     reap = commands.add_parser("reap", help="delete trial namespaces whose TTL has passed")
     reap.add_argument("--kubeconfig", default=ENV("ONTRIAL_KUBECONFIG"), required=False)

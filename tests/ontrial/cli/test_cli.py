@@ -86,6 +86,20 @@ def test_tasks_validate(tmp_path):
     assert "Traceback" not in bad.stderr
 
 
+def test_tasks_scan_names_each_leak_and_passes_the_golden_set(tmp_path):
+    leaky = ontrial("tasks", "scan", str(ROOT / "tests" / "ontrial" / "tasks" / "fixtures" / "contaminated"),
+                    cwd=tmp_path)
+    assert leaky.returncode == 2 and "Traceback" not in leaky.stderr
+    lines = leaky.stdout.splitlines()
+    assert len(lines) == 7, leaky.stdout
+    assert any("app/runbook.md: line 4: contains mitigation phrase 'roll the checkout deployment'" in line
+               for line in lines)
+    assert "7 finding(s)" in leaky.stderr
+    clean = ontrial("tasks", "scan", str(ROOT / "tasks"), cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert clean.stdout.startswith("ok:")
+
+
 def test_reap_deletes_nothing_fresh(trial_cluster, tmp_path):
     proc = ontrial("reap", "--kubeconfig", trial_cluster.kubeconfig_path, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
