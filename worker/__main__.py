@@ -23,8 +23,9 @@ log = structlog.get_logger("worker")
 def exit_now(code: int) -> NoReturn:
     """Exit without interpreter finalization.
 
-    After a failed connect, the SDK's native runtime threads sometimes abort a normal shutdown
-    (SIGABRT, "PyGILState_Release: thread state must be current"), turning exit 1 into 134.
+    The SDK's native runtime threads sometimes abort interpreter finalization (SIGABRT,
+    "PyGILState_Release: thread state must be current"), turning a clean exit 0 or 1 into 134.
+    Everything worth keeping is flushed by then: the worker has drained and logged its stop.
     """
     logging.shutdown()
     sys.stdout.flush()
@@ -43,11 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OntrialError as err:
         log.error("worker.failed", error=str(err))
-        exit_now(1)
+        return 1
     except KeyboardInterrupt:
         return 130
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

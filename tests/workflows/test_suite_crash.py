@@ -8,14 +8,19 @@ import asyncio
 import signal
 import uuid
 from collections import Counter
+from datetime import timedelta
 
 from ontrial.outcomes import Outcome
 from ontrial.results import ResultsStore
 from ontrial.sandbox.kube import trial_label
-from trial_harness import child_starts, markers, namespaces, result_within, start_worker, suite_input, suite_tasks
+from trial_harness import (FAST, child_starts, markers, namespaces, result_within, start_worker, suite_input,
+                           suite_tasks)
 from workflows import SuiteWorkflow
 
 TASKS, TRIALS, CONCURRENCY = 8, 3, 4
+# Infra steps cut off by the kill must outlive the restart and be retried by the second worker, so that
+# the only verdicts the kill may cost are agent steps (never re-run by design).
+OPTIONS = FAST.model_copy(update={"infra_step_timeout": timedelta(seconds=60)})
 
 
 async def test_sigkilled_worker_mid_suite_loses_and_duplicates_no_trial(temporal_env, trial_cluster, tmp_path):
@@ -25,7 +30,7 @@ async def test_sigkilled_worker_mid_suite_loses_and_duplicates_no_trial(temporal
     runs = tmp_path / "agent-runs"
     suite = suite_input(trial_cluster, tmp_path / "artifacts", suite_tasks(tmp_path / "tasks", TASKS),
                         agent="test-marked", trials=TRIALS, concurrency=CONCURRENCY, chunk_size=10,
-                        config={"marker_dir": str(runs)})
+                        config={"marker_dir": str(runs)}, trial_options=OPTIONS)
     run_id = suite.spec.suite_id
     first = start_worker(address, queue, tmp_path / "worker-1.log")
     second = None

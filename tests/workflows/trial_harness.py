@@ -160,8 +160,8 @@ def suite_input(cluster: Any, artifacts: Path, tasks: Path, *, agent: str = "ref
                      agent=AgentSpec(kind=agent, config=config or {}), concurrency=concurrency,
                      sandbox=SandboxSettings(kubeconfig=kubeconfig, settle_seconds=10, healthy_timeout_seconds=60),
                      artifacts_root=str(artifacts), **fields)
-    return SuiteInput(spec=spec, results_url=results_url or f"sqlite:///{artifacts}/results.db",
-                      trial_options=FAST, **input_fields)
+    input_fields.setdefault("trial_options", FAST)
+    return SuiteInput(spec=spec, results_url=results_url or f"sqlite:///{artifacts}/results.db", **input_fields)
 
 
 async def suite_run_lengths(client: Client, workflow_id: str) -> list[int]:
