@@ -1,8 +1,8 @@
 """The generic REST verbs every stored resource type gets: get, list, create, update, patch,
 delete and deletecollection, with the real server's status codes and error wording.
 
-Handlers are synchronous (the store never awaits); the server reconciles the cluster after a
-successful write, before the response goes out.
+Handlers are synchronous (the store never awaits); a write marks its namespace dirty and the
+server reconciles the cluster before the next read.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from . import objects, patch, tables
 from .cluster import Cluster
 from .controllers import delete_with_propagation
 from .errors import ApiError, not_found
+from .paging import Page, paginate
 from .resources import NAMESPACES, NODES, ResourceType
 from .selectors import FieldSelector, LabelSelector
 from .store import Obj
@@ -125,22 +126,26 @@ class Rest:
         return {"kind": f"{rt.kind}List", "apiVersion": rt.api_version,
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
-    def render_list(self, rt: ResourceType, items: list[Obj], req: Request) -> Response:
+    def render_list(self, rt: ResourceType, page: Page, req: Request) -> Response:
         as_ = wants_as(req.accept) if req.accept else None
         if as_ == "Table":
-            return json_response(self.table(rt, items, req))
-        if as_ in ("PartialObjectMetadata", "PartialObjectMetadataList"):
-            return json_response({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
-                                  "metadata": {"resourceVersion": str(self.store.resource_version)},
-                                  "items": [partial(o) for o in items]})
-        return json_response(self.list_body(rt, items))
+            body = self.table(rt, page.items, req)
+        elif as_ in ("PartialObjectMetadata", "PartialObjectMetadataList"):
+            body = {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+                    "metadata": {"resourceVersion": str(self.store.resource_version)},
+                    "items": [partial(o) for o in page.items]}
+        else:
+            body = self.list_body(rt, page.items)
+        body["metadata"].update(page.metadata())
+        return json_response(body)
 
     # -- reads ------------------------------------------------------------------------------
     def get(self, rt: ResourceType, ns: str, name: str, req: Request) -> Response:
         return self.render_one(rt, self.store.get(rt, ns, name), req)
 
     def list(self, rt: ResourceType, ns: str, req: Request) -> Response:
-        return self.render_list(rt, filtered(rt.kind, self.store.list(rt, ns or None), req), req)
+        items = filtered(rt.kind, self.store.list(rt, ns or None), req)
+        return self.render_list(rt, paginate(items, req.query, str(self.store.resource_version)), req)
 
     # -- writes -----------------------------------------------------------------------------
     def require_namespace(self, rt: ResourceType, ns: str, name: str) -> None:

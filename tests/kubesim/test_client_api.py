@@ -97,8 +97,24 @@ def test_list_with_label_and_field_selectors(core_v1, namespace):
     assert names(label_selector="app,tier=web") == ["one"]
     assert names(field_selector="metadata.name=two") == ["two"]
     assert names(field_selector="metadata.name!=two", label_selector="app") == ["one"]
-    listed = core_v1.list_namespaced_config_map(namespace, limit=1)
-    assert len(listed.items) >= 3 and listed.metadata.resource_version  # limit is served as "everything"
+
+
+def test_list_in_chunks_with_limit_and_continue(core_v1, namespace):
+    for i in range(5):
+        core_v1.create_namespaced_config_map(namespace, cm(f"chunk-{i}", {"chunked": "yes"}))
+    pages, token = [], None
+    while True:
+        page = core_v1.list_namespaced_config_map(namespace, label_selector="chunked", limit=2, _continue=token)
+        pages.append(([i.metadata.name for i in page.items], page.metadata.remaining_item_count))
+        token = page.metadata._continue
+        if not token:
+            break
+    assert pages == [(["chunk-0", "chunk-1"], 3), (["chunk-2", "chunk-3"], 1), (["chunk-4"], None)]
+    everything = core_v1.list_namespaced_config_map(namespace, label_selector="chunked", limit=0)
+    assert len(everything.items) == 5 and not everything.metadata._continue
+    with pytest.raises(ApiException) as err:
+        core_v1.list_namespaced_config_map(namespace, limit=2, _continue="not-a-token")
+    assert err.value.status == 400 and "continue key is not valid" in json.loads(err.value.body)["message"]
 
 
 def test_cluster_wide_list_sees_every_namespace(core_v1, namespace):

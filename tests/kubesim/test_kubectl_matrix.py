@@ -50,6 +50,8 @@ def test_get_pods_table_and_wide(kubectl, app):
     for r in parse_table(wide):
         assert r["NODE"] == "kubesim-node-1" and re.fullmatch(r"\d+\.\d+\.\d+\.\d+", r["IP"])
         assert r["NOMINATED NODE"] == "<none>" and r["READINESS GATES"] == "<none>"
+    chunked = kubectl.ok("get", "pods", "--chunk-size=1")  # two pages, one table
+    assert header(chunked) == POD_COLUMNS and parse_table(chunked) == rows
 
 
 def test_get_yaml_json_and_jsonpath(kubectl, app):
