@@ -50,8 +50,10 @@ def test_get_pods_table_and_wide(kubectl, app):
     for r in parse_table(wide):
         assert r["NODE"] == "kubesim-node-1" and re.fullmatch(r"\d+\.\d+\.\d+\.\d+", r["IP"])
         assert r["NOMINATED NODE"] == "<none>" and r["READINESS GATES"] == "<none>"
-    chunked = kubectl.ok("get", "pods", "--chunk-size=1")  # two pages, one table
-    assert header(chunked) == POD_COLUMNS and parse_table(chunked) == rows
+    chunked = kubectl.run("get", "pods", "--chunk-size=1", "-v=6")  # two pages, one table
+    assert chunked.rc == 0 and header(chunked.out) == POD_COLUMNS and parse_table(chunked.out) == rows
+    pages = [line for line in chunked.err.splitlines() if "/namespaces/default/pods?" in line]
+    assert len(pages) == 2 and "limit=1" in pages[0] and "continue=" in pages[1], chunked.describe()
 
 
 def test_get_yaml_json_and_jsonpath(kubectl, app):
