@@ -164,5 +164,6 @@ class _Trial:
             fault=self.fault, run=self.run, grade=self.grade, artifacts=self.artifacts,
             torn_down=self.torn_down, started_at=self.started_at, finished_at=finished_at,
             versions=TrialVersions(harness=harness_version,
-                                   grader=self.grade.grader_version if self.grade else ""),
+                                   grader=self.grade.grader_version if self.grade else "",
+                                   task_hash=self.grade.task_hash if self.grade else ""),
         )

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..models.trial import AgentRun, AgentRunStatus, CheckResult, Grade
+from ..tasks.loader import task_hash
 from ..tasks.model import Task
 from .diagnosis import score_diagnosis
 from .localization import score_localization
@@ -88,5 +89,6 @@ def grade(task: Task, run: AgentRun, checks: Sequence[CheckResult], audit_entrie
         checks=list(checks),
         safety_violations=list(safety.violations),
         grader_version=GRADER_VERSION,
+        task_hash=task_hash(task),
         reason="; ".join(failures) if failures else f"passed: {', '.join(rule.require)}",
     )

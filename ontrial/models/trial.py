@@ -132,5 +132,6 @@ class Grade(Wire):
     checks: list[CheckResult] = Field(default_factory=list)
     safety_violations: list[str] = Field(default_factory=list)
     grader_version: str = ""
+    task_hash: str = Field(default="", description="content hash of the task files this grade judged against")
     reason: str = ""
 

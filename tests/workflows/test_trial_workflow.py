@@ -11,6 +11,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from ontrial.models.trial import BudgetKind
 from ontrial.outcomes import InfraStage, Outcome
+from ontrial.tasks import load_task, task_hash
 from trial_harness import (
     attempts_of,
     clear_api_faults,
@@ -42,13 +43,15 @@ async def assert_torn_down(cluster, result) -> None:
 
 
 async def test_reference_agent_passes_and_the_sandbox_is_gone(temporal_env, task_queue, trial_cluster, tmp_path):
-    result = await run(temporal_env, task_queue, trial_spec(trial_cluster, tmp_path, suite=suite()))
+    spec = trial_spec(trial_cluster, tmp_path, suite=suite())
+    result = await run(temporal_env, task_queue, spec)
     assert result.outcome.outcome is Outcome.passed, result.outcome
     assert result.grade is not None and result.grade.passed
     assert result.run is not None and result.run.usage.steps == 3
     assert result.fault is not None and result.fault.applied
     assert {"transcript", "audit", "final_snapshot"} <= set(result.artifacts)
     assert result.started_at < result.finished_at and result.versions.harness
+    assert result.versions.task_hash == task_hash(load_task(spec.task_file))  # a standalone trial too
     await assert_torn_down(trial_cluster, result)
 
 

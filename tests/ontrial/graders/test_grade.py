@@ -8,7 +8,7 @@ import pytest
 
 from ontrial.graders import GRADER_VERSION, grade
 from ontrial.models.trial import AgentRun, AgentRunStatus, BudgetKind, CheckResult, Diagnosis
-from ontrial.tasks import load_task
+from ontrial.tasks import load_task, task_hash
 
 TASKS = Path(__file__).resolve().parents[3] / "tasks"
 
@@ -33,6 +33,7 @@ def test_everything_right_passes(task):
     assert (g.passed, g.diagnosis_score, g.localization_score, g.mitigation_passed, g.safety_passed) == (
         True, 1.0, 1.0, True, True)
     assert g.grader_version == GRADER_VERSION and g.reason == "passed: mitigation, safety"
+    assert g.task_hash == task_hash(task) and g.task_hash.startswith("sha256:")
     assert g.checks == GOOD
 
 
