@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import yaml
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
 from kubernetes.config.incluster_config import load_incluster_config
-from kubernetes.config.kube_config import new_client_from_config, new_client_from_config_dict
+from kubernetes.config.kube_config import load_kube_config, new_client_from_config_dict
 
 from ..errors import ConfigError
 
@@ -57,11 +58,22 @@ def load_admin(kubeconfig: str, context: str | None = None) -> ClusterAccess:
     path = Path(kubeconfig).expanduser()
     if not path.is_file():
         raise ConfigError(f"sandbox kubeconfig {kubeconfig} does not exist")
-    try:
-        client = new_client_from_config(str(path), context=context, persist_config=False)
-    except (ConfigException, ValueError, KeyError, TypeError, yaml.YAMLError) as e:
-        raise ConfigError(f"sandbox kubeconfig {kubeconfig}: {e}") from e
-    return _access(client)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, context)
+    cfg = _LOADED.get(key)
+    if cfg is None:
+        cfg = Configuration()
+        try:
+            load_kube_config(str(path), context=context, client_configuration=cfg, persist_config=False)
+        except (ConfigException, ValueError, KeyError, TypeError, yaml.YAMLError) as e:
+            raise ConfigError(f"sandbox kubeconfig {kubeconfig}: {e}") from e
+        _LOADED[key] = cfg
+    return _access(ApiClient(copy.deepcopy(cfg)))
+
+
+# Parsed admin kubeconfigs by (path, mtime, size, context): every step of every trial connects, and
+# parsing (YAML, certificates to temporary files) cost ~4 ms a time; an edited file is parsed again.
+_LOADED: dict[tuple[str, int, int, str | None], Configuration] = {}
 
 
 def render_agent_kubeconfig(access: ClusterAccess, *, token: str, namespace: str, name: str) -> str:
