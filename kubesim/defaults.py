@@ -200,7 +200,10 @@ def default_statefulset(obj: dict) -> None:
         if strategy["type"] == "RollingUpdate" and isinstance(strategy.setdefault("rollingUpdate", {}), dict):
             strategy["rollingUpdate"].setdefault("partition", 0)
     spec.setdefault("revisionHistoryLimit", 10)
-    spec.setdefault("persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain", "whenScaled": "Retain"})
+    retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
+    if isinstance(retention, dict):
+        retention.setdefault("whenDeleted", "Retain")
+        retention.setdefault("whenScaled", "Retain")
 
 
 def default_daemonset(obj: dict) -> None:

@@ -173,8 +173,15 @@ SPECS: dict[str, dict[str, Any]] = {
             "RollingUpdateDeployment", {"maxUnavailable": IOS, "maxSurge": IOS})})))},
     "ReplicaSet": {"spec": Struct("ReplicaSetSpec", _WORKLOAD)},
     "ReplicationController": {"spec": Struct("ReplicationControllerSpec", dict(_WORKLOAD, selector=MSS))},
-    "StatefulSet": {"spec": Struct("StatefulSetSpec", dict(_WORKLOAD, serviceName=S, podManagementPolicy=S,
-                                                           updateStrategy=ANY_OBJ))},
+    "StatefulSet": {"spec": Struct("StatefulSetSpec", dict(
+        _WORKLOAD, serviceName=S, podManagementPolicy=S,
+        updateStrategy=Struct("StatefulSetUpdateStrategy", {"type": S, "rollingUpdate": Struct(
+            "RollingUpdateStatefulSetStrategy", {"partition": I32, "maxUnavailable": IOS})}),
+        volumeClaimTemplates=ListOf(Struct("PersistentVolumeClaim", {"apiVersion": S, "kind": S, "metadata": META,
+                                                                     "spec": ANY_OBJ, "status": ANY_OBJ})),
+        persistentVolumeClaimRetentionPolicy=Struct("StatefulSetPersistentVolumeClaimRetentionPolicy",
+                                                    {"whenDeleted": S, "whenScaled": S}),
+        ordinals=Struct("StatefulSetOrdinals", {"start": I32})))},
     "DaemonSet": {"spec": Struct("DaemonSetSpec", dict(_WORKLOAD, updateStrategy=ANY_OBJ))},
     "Job": {"spec": JOB_SPEC},
     "CronJob": {"spec": Struct("CronJobSpec", {

@@ -267,6 +267,31 @@ def _workload_update(kind: str, spec: dict, old_spec: dict, errs: FieldErrors) -
             immutable(errs, "spec.completions", spec.get("completions"), old_spec.get("completions"))
 
 
+def validate_statefulset_spec(spec: dict[str, Any], errs: FieldErrors) -> None:
+    """The StatefulSet fields its controller reads (after defaulting)."""
+    policy = spec.get("podManagementPolicy")
+    if policy not in ("OrderedReady", "Parallel"):
+        errs.unsupported("spec.podManagementPolicy", policy, ("OrderedReady", "Parallel"))
+    strategy = spec.get("updateStrategy") or {}
+    if strategy.get("type") not in ("OnDelete", "RollingUpdate"):
+        errs.unsupported("spec.updateStrategy.type", strategy.get("type"), ("OnDelete", "RollingUpdate"))
+    errs.non_negative("spec.updateStrategy.rollingUpdate.partition",
+                      (strategy.get("rollingUpdate") or {}).get("partition"))
+    for i, claim in enumerate(spec.get("volumeClaimTemplates") or []):
+        path = f"spec.volumeClaimTemplates[{i}]"
+        name = (claim.get("metadata") or {}).get("name")
+        if not name:
+            errs.required(f"{path}.metadata.name")
+        else:
+            errs.check(f"{path}.metadata.name", name, naming.dns1123_subdomain(name))
+        if not (claim.get("spec") or {}).get("accessModes"):
+            errs.required(f"{path}.spec.accessModes", "at least 1 access mode is required")
+    for key in ("whenDeleted", "whenScaled"):
+        value = (spec.get("persistentVolumeClaimRetentionPolicy") or {}).get(key)
+        if value not in ("Retain", "Delete"):
+            errs.unsupported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", value, ("Retain", "Delete"))
+
+
 def validate(rt: ResourceType, obj: dict, old: dict | None) -> None:
     """Raise 422 Invalid listing every problem; ``old`` is the stored object on update."""
     if not rt.stored:
@@ -288,6 +313,8 @@ def validate(rt: ResourceType, obj: dict, old: dict | None) -> None:
         errs.non_negative("spec.minReadySeconds", spec.get("minReadySeconds"))
         label = "deployment" if kind == "ReplicaSet" else kind.lower()
         validate_selected_template(spec, errs, label)
+        if kind == "StatefulSet":
+            validate_statefulset_spec(spec, errs)
     elif kind == "ReplicationController":
         errs.non_negative("spec.replicas", spec.get("replicas"))
         selector = spec.get("selector") or {}

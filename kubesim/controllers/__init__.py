@@ -2,8 +2,8 @@
 
 ``all_controllers()`` returns fresh instances in the order they should run within one pass over a
 namespace: namespace termination and garbage collection first (so nothing rebuilds what is going
-away), then the workload controllers top-down (Deployment → ReplicaSet → Pod, CronJob → Job → Pod),
-and Endpoints last so it sees this pass's pods. The kubelet and scheduler run after these.
+away), then the workload controllers top-down (Deployment → ReplicaSet → Pod, StatefulSet → Pod,
+CronJob → Job → Pod), and Endpoints last so it sees this pass's pods. The kubelet and scheduler run after these.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from .jobs import JobController
 from .namespace import NamespaceController, begin_delete
 from .replicaset import ReplicaSetController
 from .serviceaccount import ServiceAccountController
+from .statefulset import StatefulSetController
 
 __all__ = [
     "CronJobController", "DeploymentController", "EndpointsController", "GarbageCollector", "JobController",
-    "NamespaceController", "ReplicaSetController", "ServiceAccountController", "all_controllers",
-    "begin_delete", "delete_with_propagation",
+    "NamespaceController", "ReplicaSetController", "ServiceAccountController", "StatefulSetController",
+    "all_controllers", "begin_delete", "delete_with_propagation",
 ]
 
 
@@ -31,6 +32,7 @@ def all_controllers() -> list:
         GarbageCollector(),
         DeploymentController(),
         ReplicaSetController(),
+        StatefulSetController(),
         CronJobController(),
         JobController(),
         EndpointsController(),

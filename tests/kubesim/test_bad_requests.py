@@ -136,6 +136,23 @@ def test_bad_query_parameters(http, namespace):
     assert_status(patch, 400, "BadRequest", "fieldManager")
 
 
+@pytest.mark.parametrize("spec,message", [
+    ({"podManagementPolicy": "Sometimes"}, 'spec.podManagementPolicy: Unsupported value: "Sometimes"'),
+    ({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": -1}}},
+     "spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0"),
+    ({"volumeClaimTemplates": [{"spec": {"accessModes": ["ReadWriteOnce"]}}]},
+     "spec.volumeClaimTemplates[0].metadata.name: Required value"),
+    ({"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Burn"}},
+     'spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Burn"'),
+])
+def test_statefulset_fields_its_controller_reads_are_validated(http, namespace, spec, message):
+    labels = {"app": "ledger"}
+    body = {"metadata": {"name": "ledger"}, "spec": {
+        "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
+            "containers": [{"name": "c", "image": "nginx:1.25"}]}}, **spec}}
+    assert_status(http.post(f"/apis/apps/v1/namespaces/{namespace}/statefulsets", json=body), 422, "Invalid", message)
+
+
 def test_oversized_body_is_413(http, namespace):
     big = {"metadata": {"name": "big"}, "data": {"k": "x" * (3 * 1024 * 1024 + 10)}}
     assert http.post(cm_path(namespace), json=big).status_code == 413
