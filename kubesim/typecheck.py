@@ -182,7 +182,9 @@ SPECS: dict[str, dict[str, Any]] = {
         persistentVolumeClaimRetentionPolicy=Struct("StatefulSetPersistentVolumeClaimRetentionPolicy",
                                                     {"whenDeleted": S, "whenScaled": S}),
         ordinals=Struct("StatefulSetOrdinals", {"start": I32})))},
-    "DaemonSet": {"spec": Struct("DaemonSetSpec", dict(_WORKLOAD, updateStrategy=ANY_OBJ))},
+    "DaemonSet": {"spec": Struct("DaemonSetSpec", dict(
+        _WORKLOAD, updateStrategy=Struct("DaemonSetUpdateStrategy", {"type": S, "rollingUpdate": Struct(
+            "RollingUpdateDaemonSet", {"maxUnavailable": IOS, "maxSurge": IOS})})))},
     "Job": {"spec": JOB_SPEC},
     "CronJob": {"spec": Struct("CronJobSpec", {
         "schedule": S, "timeZone": S, "startingDeadlineSeconds": I64, "concurrencyPolicy": S, "suspend": B,

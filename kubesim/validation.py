@@ -315,6 +315,10 @@ def validate(rt: ResourceType, obj: dict, old: dict | None) -> None:
         validate_selected_template(spec, errs, label)
         if kind == "StatefulSet":
             validate_statefulset_spec(spec, errs)
+        if kind == "DaemonSet":
+            strategy = spec.get("updateStrategy") or {}
+            if strategy.get("type") not in ("OnDelete", "RollingUpdate"):
+                errs.unsupported("spec.updateStrategy.type", strategy.get("type"), ("OnDelete", "RollingUpdate"))
     elif kind == "ReplicationController":
         errs.non_negative("spec.replicas", spec.get("replicas"))
         selector = spec.get("selector") or {}

@@ -2,13 +2,15 @@
 
 ``all_controllers()`` returns fresh instances in the order they should run within one pass over a
 namespace: namespace termination and garbage collection first (so nothing rebuilds what is going
-away), then the workload controllers top-down (Deployment → ReplicaSet → Pod, StatefulSet → Pod,
-CronJob → Job → Pod), and Endpoints last so it sees this pass's pods. The kubelet and scheduler run after these.
+away), then the workload controllers top-down (Deployment → ReplicaSet → Pod, StatefulSet and
+DaemonSet → Pod, CronJob → Job → Pod), and Endpoints last so it sees this pass's pods. The kubelet
+and scheduler run after these.
 """
 
 from __future__ import annotations
 
 from .cronjob import CronJobController
+from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .endpoints import EndpointsController
 from .gc import GarbageCollector, delete_with_propagation
@@ -19,7 +21,7 @@ from .serviceaccount import ServiceAccountController
 from .statefulset import StatefulSetController
 
 __all__ = [
-    "CronJobController", "DeploymentController", "EndpointsController", "GarbageCollector", "JobController",
+    "CronJobController", "DaemonSetController", "DeploymentController", "EndpointsController", "GarbageCollector", "JobController",
     "NamespaceController", "ReplicaSetController", "ServiceAccountController", "StatefulSetController",
     "all_controllers", "begin_delete", "delete_with_propagation",
 ]
@@ -33,6 +35,7 @@ def all_controllers() -> list:
         DeploymentController(),
         ReplicaSetController(),
         StatefulSetController(),
+        DaemonSetController(),
         CronJobController(),
         JobController(),
         EndpointsController(),

@@ -194,6 +194,16 @@ def write(cluster, rt: ResourceType, obj: Obj) -> Obj:
     return cluster.store.update(rt, obj, check_rv=False)
 
 
+def write_status(cluster, rt: ResourceType, obj: Obj, status: dict[str, Any],
+                 omit_if_zero: tuple[str, ...] = ()) -> None:
+    """Store ``status`` on ``obj`` if it changed, leaving out the zero counters the real API omits."""
+    status = {k: v for k, v in status.items() if v or k not in omit_if_zero}
+    if status != obj.get("status"):
+        updated = working_copy(obj)
+        updated["status"] = status
+        write(cluster, rt, updated)
+
+
 def api_delete(cluster, rt: ResourceType, obj: Obj) -> Obj:
     """Delete as the API would: objects with finalizers are only marked, the rest removed now."""
     m = obj["metadata"]

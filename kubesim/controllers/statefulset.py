@@ -22,20 +22,18 @@ import re
 
 from .. import objects
 from ..errors import ApiError
-from ..resources import CONTROLLERREVISIONS as REVISIONS
 from ..resources import PERSISTENTVOLUMECLAIMS as CLAIMS
 from ..resources import PODS, STATEFULSETS
 from ..store import Obj
 from ..tree import clone
 from .common import (api_delete, being_deleted, controller_of, controller_ref, create_pod, is_pod_ready,
                      namespace_terminating, pod_available_at, pod_from_template, pod_phase, selector_is_empty,
-                     spec_replicas, template_hash, working_copy, write)
+                     spec_replicas, write_status)
+from .revisions import REVISION_LABEL, revision_of, sync_revisions, template_of, trim_revisions
 
 COMPONENT = "statefulset-controller"
-REVISION_LABEL = "controller-revision-hash"
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-HASH_LABEL = "controller.kubernetes.io/hash"
 
 
 def _running_and_ready(pod: Obj) -> bool:
@@ -120,7 +118,7 @@ class _SetSync:
         if not self.rolling or not self._all_ready(replicas):
             return
         for ordinal in range(replicas - 1, self.partition - 1, -1):
-            if _revision_of(self.pods[ordinal]) != update["metadata"]["name"]:
+            if revision_of(self.pods[ordinal]) != update["metadata"]["name"]:
                 self.delete(ordinal)
                 return
 
@@ -128,7 +126,7 @@ class _SetSync:
     def create(self, ordinal: int, current: Obj, update: Obj) -> None:
         revision = current if ordinal < self.partition else update
         pod_name = f"{self.name}-{ordinal}"
-        template = _template_of(revision)
+        template = template_of(revision)
         pod = pod_from_template(template, self.sts, "")
         meta = pod["metadata"]
         meta.pop("generateName")
@@ -185,45 +183,15 @@ class _SetSync:
 
     # -- revisions ---------------------------------------------------------------------------
     def revisions(self) -> tuple[Obj, Obj]:
-        """(current, update) ControllerRevisions: update matches today's template (created or
-        renumbered as needed), current is the one status names (update when there is none)."""
-        owned = [r for r in self.cluster.store.list(REVISIONS, self.ns)
-                 if (controller_of(r) or {}).get("uid") == self.sts["metadata"]["uid"]]
-        owned.sort(key=_number)
-        template = self.spec.get("template") or {}
-        wanted = objects.normalize_template(template)
-        latest = _number(owned[-1]) if owned else 0
-        update = next((r for r in owned if objects.normalize_template(_template_of(r)) == wanted), None)
-        if update is None:
-            update = self._new_revision(template, latest + 1)
-            owned.append(update)
-        elif update is not owned[-1]:
-            renumbered = dict(update, revision=latest + 1)
-            update = write(self.cluster, REVISIONS, renumbered)
+        """(current, update): update matches today's template, current is the one status names (update
+        when there is none); history beyond what pods and status use is trimmed."""
+        owned, update = sync_revisions(self.cluster, self.sts)
         status_current = (self.sts.get("status") or {}).get("currentRevision")
         current = next((r for r in owned if r["metadata"]["name"] == status_current), update)
-        self._trim(owned, {current["metadata"]["name"], update["metadata"]["name"]})
+        in_use = {current["metadata"]["name"], update["metadata"]["name"]}
+        in_use |= {revision_of(p) for p in self.pods.values()}
+        trim_revisions(self.cluster, self.sts, owned, in_use)
         return current, update
-
-    def _new_revision(self, template: dict, number: int) -> Obj:
-        h = template_hash(template)
-        data = {"spec": {"template": dict(clone(template), **{"$patch": "replace"})}}
-        revision: Obj = {
-            "apiVersion": REVISIONS.api_version, "kind": REVISIONS.kind,
-            "metadata": {"name": f"{self.name}-{h}", "namespace": self.ns,
-                         "labels": {**((self.spec.get("selector") or {}).get("matchLabels") or {}), HASH_LABEL: h},
-                         "ownerReferences": [controller_ref(self.sts)]},
-            "data": data, "revision": number,
-        }
-        return self.cluster.store.create(REVISIONS, objects.prepare(REVISIONS, revision, None))
-
-    def _trim(self, owned: list[Obj], live: set[str]) -> None:
-        """Keep revisionHistoryLimit revisions besides the ones pods and status use."""
-        in_use = live | {_revision_of(p) for p in self.pods.values()}
-        limit = int(self.spec.get("revisionHistoryLimit", 10))
-        spare = [r for r in owned if r["metadata"]["name"] not in in_use]
-        for revision in spare[:max(0, len(spare) - limit)]:
-            api_delete(self.cluster, REVISIONS, revision)
 
     # -- status ------------------------------------------------------------------------------
     def write_status(self, current: Obj, update: Obj) -> None:
@@ -241,7 +209,7 @@ class _SetSync:
                     counts["availableReplicas"] += 1
                 elif at is not None:
                     next_available = at if next_available is None else min(next_available, at)
-            revision = _revision_of(pod)
+            revision = revision_of(pod)
             counts["currentReplicas"] += revision == current["metadata"]["name"]
             counts["updatedReplicas"] += revision == update["metadata"]["name"]
         if next_available is not None:
@@ -253,25 +221,5 @@ class _SetSync:
                   "observedGeneration": sts["metadata"].get("generation", 1),
                   "currentRevision": current_name, "updateRevision": update["metadata"]["name"],
                   "collisionCount": (sts.get("status") or {}).get("collisionCount", 0)}
-        for key in ("readyReplicas", "availableReplicas", "currentReplicas", "updatedReplicas"):
-            if not status[key]:
-                status.pop(key)  # omitempty, as the real status serialises zeroes
-        if status != sts.get("status"):
-            updated = working_copy(sts)
-            updated["status"] = status
-            write(self.cluster, STATEFULSETS, updated)
-
-
-def _number(revision: Obj) -> int:
-    value = revision.get("revision")
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _revision_of(pod: Obj) -> str:
-    return (pod["metadata"].get("labels") or {}).get(REVISION_LABEL, "")
-
-
-def _template_of(revision: Obj) -> dict:
-    template = dict(((revision.get("data") or {}).get("spec") or {}).get("template") or {})
-    template.pop("$patch", None)
-    return template
+        write_status(self.cluster, STATEFULSETS, sts, status,
+                     omit_if_zero=("readyReplicas", "availableReplicas", "currentReplicas", "updatedReplicas"))

@@ -100,6 +100,21 @@ def _affinity_matches(pod: dict[str, Any], node: dict[str, Any]) -> bool:
     return False
 
 
+def placement_reasons(pod: dict[str, Any], node: dict[str, Any]) -> list[str]:
+    """Why ``pod`` may not run on ``node`` regardless of capacity (cordon, taints, node selector and
+    affinity); empty when it may. The DaemonSet controller asks the same question."""
+    spec = node.get("spec") or {}
+    if spec.get("unschedulable") and not _tolerates(
+            pod, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}):
+        return ["node(s) were unschedulable"]
+    for taint in spec.get("taints") or []:
+        if isinstance(taint, dict) and taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(pod, taint):
+            return [f"node(s) had untolerated taint {{{taint.get('key')}: {taint.get('value', '')}}}"]
+    if not _affinity_matches(pod, node):
+        return ["node(s) didn't match Pod's node affinity/selector"]
+    return []
+
+
 class Scheduler:
     """Binds pending pods. Unschedulable pods are retried when capacity may have changed (a node
     changed, a bound pod went away or finished, a claim appeared) and every five minutes."""
@@ -232,15 +247,9 @@ class Scheduler:
 
     @staticmethod
     def _filter(pod: dict[str, Any], node: dict[str, Any], usage: dict[str, list[int]], cpu: int, mem: int) -> list[str]:
-        spec = node.get("spec") or {}
-        if spec.get("unschedulable") and not _tolerates(
-                pod, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}):
-            return ["node(s) were unschedulable"]
-        for taint in spec.get("taints") or []:
-            if isinstance(taint, dict) and taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(pod, taint):
-                return [f"node(s) had untolerated taint {{{taint.get('key')}: {taint.get('value', '')}}}"]
-        if not _affinity_matches(pod, node):
-            return ["node(s) didn't match Pod's node affinity/selector"]
+        rejected = placement_reasons(pod, node)
+        if rejected:
+            return rejected
         alloc = (node.get("status") or {}).get("allocatable") or {}
         u = usage.get(node["metadata"]["name"], [0, 0, 0])
         out = []

@@ -153,6 +153,15 @@ def test_statefulset_fields_its_controller_reads_are_validated(http, namespace, 
     assert_status(http.post(f"/apis/apps/v1/namespaces/{namespace}/statefulsets", json=body), 422, "Invalid", message)
 
 
+def test_daemonset_update_strategy_is_validated(http, namespace):
+    labels = {"app": "shipper"}
+    body = {"metadata": {"name": "shipper"}, "spec": {
+        "selector": {"matchLabels": labels}, "updateStrategy": {"type": "Sometimes"},
+        "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}}
+    assert_status(http.post(f"/apis/apps/v1/namespaces/{namespace}/daemonsets", json=body), 422, "Invalid",
+                  'spec.updateStrategy.type: Unsupported value: "Sometimes"')
+
+
 def test_oversized_body_is_413(http, namespace):
     big = {"metadata": {"name": "big"}, "data": {"k": "x" * (3 * 1024 * 1024 + 10)}}
     assert http.post(cm_path(namespace), json=big).status_code == 413
