@@ -21,9 +21,9 @@ from .serviceaccount import ServiceAccountController
 from .statefulset import StatefulSetController
 
 __all__ = [
-    "CronJobController", "DaemonSetController", "DeploymentController", "EndpointsController", "GarbageCollector", "JobController",
-    "NamespaceController", "ReplicaSetController", "ServiceAccountController", "StatefulSetController",
-    "all_controllers", "begin_delete", "delete_with_propagation",
+    "CronJobController", "DaemonSetController", "DeploymentController", "EndpointsController", "GarbageCollector",
+    "JobController", "NamespaceController", "ReplicaSetController", "ServiceAccountController",
+    "StatefulSetController", "all_controllers", "begin_delete", "delete_with_propagation",
 ]
 
 

@@ -108,7 +108,8 @@ def placement_reasons(pod: dict[str, Any], node: dict[str, Any]) -> list[str]:
             pod, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}):
         return ["node(s) were unschedulable"]
     for taint in spec.get("taints") or []:
-        if isinstance(taint, dict) and taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(pod, taint):
+        blocking = isinstance(taint, dict) and taint.get("effect") in ("NoSchedule", "NoExecute")
+        if blocking and not _tolerates(pod, taint):
             return [f"node(s) had untolerated taint {{{taint.get('key')}: {taint.get('value', '')}}}"]
     if not _affinity_matches(pod, node):
         return ["node(s) didn't match Pod's node affinity/selector"]
