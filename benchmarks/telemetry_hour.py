@@ -11,7 +11,7 @@ import sys
 import time
 import os
 
-from kubesim import objects, telemetry
+from kubesim import objects
 from kubesim.build import build_cluster
 from kubesim.resources import DEPLOYMENTS, NAMESPACES, SERVICES
 from kubesim.telemetry import admin
@@ -28,8 +28,7 @@ groups:
 
 
 def build(namespaces: int):
-    cluster = build_cluster(time_scale=0)
-    cluster.controllers += telemetry.attach(cluster)
+    cluster = build_cluster(time_scale=0)  # telemetry attached by default
     for i in range(namespaces):
         ns = f"shop-{i}"
         cluster.store.create(NAMESPACES, objects.prepare(NAMESPACES, {"metadata": {"name": ns}}, None))

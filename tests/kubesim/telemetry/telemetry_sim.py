@@ -7,7 +7,7 @@ import copy
 import json
 from typing import Any
 
-from kubesim import objects, telemetry
+from kubesim import objects
 from kubesim.build import build_cluster
 from kubesim.resources import DEPLOYMENTS, NAMESPACES, NETWORKPOLICIES, PODS, SERVICES, ResourceType
 from kubesim.telemetry import admin, prom_api
@@ -31,8 +31,7 @@ groups:
 class ShopSim:
     def __init__(self, namespaces: tuple[str, ...] = ("shop",), rules: str | None = ERROR_RATIO_RULES,
                  webhook: str | None = None, seed: int = 0):
-        self.cluster = build_cluster(time_scale=0, seed=seed)
-        self.cluster.controllers += telemetry.attach(self.cluster)
+        self.cluster = build_cluster(time_scale=0, seed=seed)  # telemetry attached by default
         self.tel = self.cluster.telemetry
         for ns in namespaces:
             self.install(ns)

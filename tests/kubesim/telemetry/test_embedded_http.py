@@ -11,7 +11,7 @@ import httpx
 import pytest
 from telemetry_sim import ERROR_RATIO_RULES
 
-from kubesim import embedded, objects, telemetry
+from kubesim import embedded, objects
 from kubesim.build import build_cluster
 from kubesim.resources import DEPLOYMENTS, NAMESPACES, SERVICES
 from kubesim.telemetry.demo import shop_manifests
@@ -19,9 +19,7 @@ from kubesim.telemetry.demo import shop_manifests
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[embedded.Embedded]:
-    cluster = build_cluster(time_scale=0)
-    if getattr(cluster, "telemetry", None) is None:
-        cluster.controllers += telemetry.attach(cluster)
+    cluster = build_cluster(time_scale=0)  # telemetry attached by default
     cluster.store.create(NAMESPACES, objects.prepare(NAMESPACES, {"metadata": {"name": "shop"}}, None))
     for obj in shop_manifests("shop"):
         rt = DEPLOYMENTS if obj["kind"] == "Deployment" else SERVICES

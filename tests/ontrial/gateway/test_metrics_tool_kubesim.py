@@ -14,15 +14,13 @@ from ontrial.models.trial import SandboxSettings
 from ontrial.sandbox import KubeBackend, client_from_kubeconfig_text
 
 embedded = pytest.importorskip("kubesim.embedded", reason="kubesim is not importable")
-telemetry = pytest.importorskip("kubesim.telemetry", reason="kubesim telemetry is not importable")
 
 
 @pytest.fixture(scope="module")
 def telemetry_cluster() -> Iterator["embedded.Embedded"]:
     from kubesim.build import build_cluster
 
-    cluster = build_cluster(time_scale=0)
-    cluster.controllers.extend(telemetry.attach(cluster))
+    cluster = build_cluster(time_scale=0)  # telemetry attached by default
     with embedded.start(cluster=cluster) as sim:
         yield sim
 

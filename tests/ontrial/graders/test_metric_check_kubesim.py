@@ -24,7 +24,7 @@ def api() -> Iterator[k8s.ApiClient]:
     telemetry = pytest.importorskip("kubesim.telemetry", reason="kubesim has no telemetry")
     from kubesim.build import build_cluster
 
-    cluster = build_cluster(time_scale=0)
+    cluster = build_cluster(time_scale=0, with_telemetry=False)
     cluster.controllers += telemetry.attach(cluster, profiles=[PROFILE])
     with embedded.start(cluster=cluster) as sim:
         client = k8s_config.new_client_from_config(config_file=sim.kubeconfig_path)
