@@ -1,15 +1,15 @@
 """Cluster metrics as kube-state-metrics and the kubelet's cAdvisor would expose them.
 
-Object state (pod phase, readiness, restarts, waiting and last-terminated reasons, Deployment
-replicas, Endpoints addresses) comes from the stored objects; container CPU and memory come from
-the workload machinery's usage model, so ``kubectl top`` and PromQL agree.
+Object state (pod phase, readiness, restarts, waiting and last-terminated reasons, Deployment,
+StatefulSet and DaemonSet replicas, Endpoints addresses) comes from the stored objects; container
+CPU and memory come from the workload machinery's usage model, so ``kubectl top`` and PromQL agree.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..resources import DEPLOYMENTS, ENDPOINTS, PODS
+from ..resources import DAEMONSETS, DEPLOYMENTS, ENDPOINTS, PODS, STATEFULSETS
 from ..workloads.metrics import container_usage
 from ..workloads.units import parse_cpu_millis, parse_memory_bytes
 from .tsdb import Labels
@@ -43,7 +43,8 @@ class KubeMetrics:
     def collect(self, cluster: Any, now: float, dt: float, out: Samples) -> None:
         seen: set[tuple[str, str]] = set()
         live: set[int] = set()
-        for kind, build in ((PODS, self._pod_state), (DEPLOYMENTS, self._deployment), (ENDPOINTS, self._endpoints)):
+        for kind, build in ((PODS, self._pod_state), (DEPLOYMENTS, self._deployment), (STATEFULSETS, self._statefulset),
+                            (DAEMONSETS, self._daemonset), (ENDPOINTS, self._endpoints)):
             for obj in cluster.store.list(kind):
                 live.add(id(obj))
                 out.setdefault(obj["metadata"].get("namespace", ""), []).extend(self._cached(obj, build))
@@ -163,3 +164,38 @@ class KubeMetrics:
         rows.append((_lb("kube_deployment_status_observed_generation", **common),
                      float(status.get("observedGeneration") or 0)))
         rows.append((_lb("kube_deployment_metadata_generation", **common), float(m.get("generation") or 0)))
+
+    @staticmethod
+    def _statefulset(sts: dict, rows: list) -> None:
+        m = sts["metadata"]
+        spec, status = sts.get("spec") or {}, sts.get("status") or {}
+        common = {"job": KSM, "namespace": m.get("namespace", ""), "statefulset": m["name"]}
+        rows.append((_lb("kube_statefulset_replicas", **common), float(spec.get("replicas", 1))))
+        for key, metric in (("replicas", "kube_statefulset_status_replicas"),
+                            ("readyReplicas", "kube_statefulset_status_replicas_ready"),
+                            ("availableReplicas", "kube_statefulset_status_replicas_available"),
+                            ("currentReplicas", "kube_statefulset_status_replicas_current"),
+                            ("updatedReplicas", "kube_statefulset_status_replicas_updated"),
+                            ("observedGeneration", "kube_statefulset_status_observed_generation")):
+            rows.append((_lb(metric, **common), float(status.get(key) or 0)))
+        rows.append((_lb("kube_statefulset_metadata_generation", **common), float(m.get("generation") or 0)))
+        for key, metric in (("currentRevision", "kube_statefulset_status_current_revision"),
+                            ("updateRevision", "kube_statefulset_status_update_revision")):
+            if status.get(key):
+                rows.append((_lb(metric, revision=str(status[key]), **common), 1.0))
+
+    @staticmethod
+    def _daemonset(ds: dict, rows: list) -> None:
+        m = ds["metadata"]
+        status = ds.get("status") or {}
+        common = {"job": KSM, "namespace": m.get("namespace", ""), "daemonset": m["name"]}
+        for key, metric in (("desiredNumberScheduled", "kube_daemonset_status_desired_number_scheduled"),
+                            ("currentNumberScheduled", "kube_daemonset_status_current_number_scheduled"),
+                            ("numberMisscheduled", "kube_daemonset_status_number_misscheduled"),
+                            ("numberReady", "kube_daemonset_status_number_ready"),
+                            ("numberAvailable", "kube_daemonset_status_number_available"),
+                            ("numberUnavailable", "kube_daemonset_status_number_unavailable"),
+                            ("updatedNumberScheduled", "kube_daemonset_status_updated_number_scheduled"),
+                            ("observedGeneration", "kube_daemonset_status_observed_generation")):
+            rows.append((_lb(metric, **common), float(status.get(key) or 0)))
+        rows.append((_lb("kube_daemonset_metadata_generation", **common), float(m.get("generation") or 0)))
