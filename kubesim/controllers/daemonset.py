@@ -119,7 +119,7 @@ class _DaemonSync:
             self.manage(update)
         in_use = {update["metadata"]["name"]} | {revision_of(p) for ps in self.by_node.values() for p in ps}
         trim_revisions(self.cluster, self.ds, owned, in_use)
-        self.write_status(update)
+        self.update_status(update)
 
     # -- placement ---------------------------------------------------------------------------
     def manage(self, update: Obj) -> None:
@@ -187,7 +187,7 @@ class _DaemonSync:
             self.by_node.pop(node, None)
 
     # -- status ------------------------------------------------------------------------------
-    def write_status(self, update: Obj) -> None:
+    def update_status(self, update: Obj) -> None:
         ds, now = self.ds, self.cluster.now_s()
         min_ready = int(self.spec.get("minReadySeconds") or 0)
         scheduled = [n for n in self.eligible if self.by_node.get(n)]

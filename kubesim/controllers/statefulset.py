@@ -80,7 +80,7 @@ class _SetSync:
         current, update = self.revisions()
         if not being_deleted(self.sts) and not namespace_terminating(self.cluster, self.ns):
             self.manage(current, update)
-        self.write_status(current, update)
+        self.update_status(current, update)
 
     def manage(self, current: Obj, update: Obj) -> None:
         replicas = spec_replicas(self.sts)
@@ -137,7 +137,7 @@ class _SetSync:
         if self.spec.get("serviceName"):
             pod["spec"]["subdomain"] = self.spec["serviceName"]
         try:
-            self.claims_for(pod, ordinal)
+            self.claims_for(pod)
             created = create_pod(self.cluster, pod)
         except ApiError as err:
             self.event("FailedCreate", f"create Pod {pod_name} in StatefulSet {self.name} failed error: "
@@ -146,7 +146,7 @@ class _SetSync:
         self.pods[ordinal] = created
         self.event("SuccessfulCreate", f"create Pod {pod_name} in StatefulSet {self.name} successful")
 
-    def claims_for(self, pod: Obj, ordinal: int) -> None:
+    def claims_for(self, pod: Obj) -> None:
         """Create the pod's missing PVCs (bound at once) and point its volumes at them."""
         volumes = [v for v in pod["spec"].get("volumes") or [] if isinstance(v, dict)]
         policy = self.spec.get("persistentVolumeClaimRetentionPolicy") or {}
@@ -194,7 +194,7 @@ class _SetSync:
         return current, update
 
     # -- status ------------------------------------------------------------------------------
-    def write_status(self, current: Obj, update: Obj) -> None:
+    def update_status(self, current: Obj, update: Obj) -> None:
         sts = self.sts
         now, min_ready = self.cluster.now_s(), int(self.spec.get("minReadySeconds") or 0)
         live = [p for p in self.pods.values() if not being_deleted(p)]
