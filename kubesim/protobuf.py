@@ -1,7 +1,8 @@
 """Decode the Kubernetes protobuf request bodies that kubectl 1.32's typed commands send.
 
 ``kubectl create namespace|configmap|secret|deployment|job|cronjob|service|serviceaccount|role|
-rolebinding|clusterrole|clusterrolebinding|quota|ingress|token`` and ``kubectl auth can-i`` POST
+rolebinding|clusterrole|clusterrolebinding|quota|ingress|token``, ``kubectl autoscale`` and
+``kubectl auth can-i`` POST
 ``application/vnd.kubernetes.protobuf`` with no JSON fallback. This module turns those bodies
 (the ``k8s\\0`` envelope around a ``runtime.Unknown``) into the JSON dict the rest of kubesim
 handles, using the field numbers of the upstream ``generated.proto`` files.
@@ -116,6 +117,12 @@ SCHEMAS: dict[str, dict[int, F]] = {
     "SelfSubjectRulesReview": {1: ("metadata", "m:ObjectMeta"), 2: ("spec", "m:SelfSubjectRulesReviewSpec"),
                                3: ("status", "skip")},
     "SelfSubjectRulesReviewSpec": {1: ("namespace", "s")},
+    "HorizontalPodAutoscaler": {1: ("metadata", "m:ObjectMeta"), 2: ("spec", "m:HorizontalPodAutoscalerSpec"),
+                                3: ("status", "skip")},
+    "HorizontalPodAutoscalerSpec": {1: ("scaleTargetRef", "m:CrossVersionObjectReference"),
+                                    2: ("minReplicas", "i", "p"), 3: ("maxReplicas", "i"),
+                                    4: ("targetCPUUtilizationPercentage", "i", "p")},
+    "CrossVersionObjectReference": {1: ("kind", "s"), 2: ("name", "s"), 3: ("apiVersion", "s")},
 }
 # (apiVersion, kind) -> top-level message; the message name is the kind except for bindings.
 KINDS: dict[tuple[str, str], str] = {
@@ -129,7 +136,8 @@ KINDS: dict[tuple[str, str], str] = {
         ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "RoleBinding"),
         ("networking.k8s.io/v1", "Ingress", "Ingress"), ("authentication.k8s.io/v1", "TokenRequest", "TokenRequest"),
         ("authorization.k8s.io/v1", "SelfSubjectAccessReview", "SelfSubjectAccessReview"),
-        ("authorization.k8s.io/v1", "SelfSubjectRulesReview", "SelfSubjectRulesReview"))}
+        ("authorization.k8s.io/v1", "SelfSubjectRulesReview", "SelfSubjectRulesReview"),
+        ("autoscaling/v1", "HorizontalPodAutoscaler", "HorizontalPodAutoscaler"))}
 
 
 class _Malformed(Exception):

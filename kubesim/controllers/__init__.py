@@ -2,9 +2,9 @@
 
 ``all_controllers()`` returns fresh instances in the order they should run within one pass over a
 namespace: namespace termination and garbage collection first (so nothing rebuilds what is going
-away), then the workload controllers top-down (Deployment → ReplicaSet → Pod, StatefulSet and
-DaemonSet → Pod, CronJob → Job → Pod), and Endpoints last so it sees this pass's pods. The kubelet
-and scheduler run after these.
+away), the autoscaler (it sets replicas), then the workload controllers top-down (Deployment →
+ReplicaSet → Pod, StatefulSet and DaemonSet → Pod, CronJob → Job → Pod), and Endpoints last so it
+sees this pass's pods. The kubelet and scheduler run after these.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .endpoints import EndpointsController
 from .gc import GarbageCollector, delete_with_propagation
+from .hpa import HorizontalPodAutoscalerController
 from .jobs import JobController
 from .namespace import NamespaceController, begin_delete
 from .replicaset import ReplicaSetController
@@ -22,8 +23,9 @@ from .statefulset import StatefulSetController
 
 __all__ = [
     "CronJobController", "DaemonSetController", "DeploymentController", "EndpointsController", "GarbageCollector",
-    "JobController", "NamespaceController", "ReplicaSetController", "ServiceAccountController",
-    "StatefulSetController", "all_controllers", "begin_delete", "delete_with_propagation",
+    "HorizontalPodAutoscalerController", "JobController", "NamespaceController", "ReplicaSetController",
+    "ServiceAccountController", "StatefulSetController", "all_controllers", "begin_delete",
+    "delete_with_propagation",
 ]
 
 
@@ -32,6 +34,7 @@ def all_controllers() -> list:
         NamespaceController(),
         ServiceAccountController(),
         GarbageCollector(),
+        HorizontalPodAutoscalerController(),
         DeploymentController(),
         ReplicaSetController(),
         StatefulSetController(),
