@@ -1,7 +1,7 @@
 """Cluster metrics as kube-state-metrics and the kubelet's cAdvisor would expose them.
 
 Object state (pod phase, readiness, restarts, waiting and last-terminated reasons, Deployment,
-StatefulSet and DaemonSet replicas, Endpoints addresses) comes from the stored objects; container
+StatefulSet, DaemonSet and HPA replicas, Endpoints addresses) comes from the stored objects; container
 CPU and memory come from the workload machinery's usage model, so ``kubectl top`` and PromQL agree.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..resources import DAEMONSETS, DEPLOYMENTS, ENDPOINTS, PODS, STATEFULSETS
+from ..resources import DAEMONSETS, DEPLOYMENTS, ENDPOINTS, HORIZONTALPODAUTOSCALERS, PODS, STATEFULSETS
 from ..workloads.metrics import container_usage
 from ..workloads.units import parse_cpu_millis, parse_memory_bytes
 from .tsdb import Labels
@@ -44,7 +44,8 @@ class KubeMetrics:
         seen: set[tuple[str, str]] = set()
         live: set[int] = set()
         for kind, build in ((PODS, self._pod_state), (DEPLOYMENTS, self._deployment), (STATEFULSETS, self._statefulset),
-                            (DAEMONSETS, self._daemonset), (ENDPOINTS, self._endpoints)):
+                            (DAEMONSETS, self._daemonset), (HORIZONTALPODAUTOSCALERS, self._hpa),
+                            (ENDPOINTS, self._endpoints)):
             for obj in cluster.store.list(kind):
                 live.add(id(obj))
                 out.setdefault(obj["metadata"].get("namespace", ""), []).extend(self._cached(obj, build))
@@ -199,3 +200,14 @@ class KubeMetrics:
                             ("observedGeneration", "kube_daemonset_status_observed_generation")):
             rows.append((_lb(metric, **common), float(status.get(key) or 0)))
         rows.append((_lb("kube_daemonset_metadata_generation", **common), float(m.get("generation") or 0)))
+
+    @staticmethod
+    def _hpa(hpa: dict, rows: list) -> None:
+        m = hpa["metadata"]
+        spec, status = hpa.get("spec") or {}, hpa.get("status") or {}
+        common = {"job": KSM, "namespace": m.get("namespace", ""), "horizontalpodautoscaler": m["name"]}
+        for value, metric in ((spec.get("minReplicas", 1), "kube_horizontalpodautoscaler_spec_min_replicas"),
+                              (spec.get("maxReplicas"), "kube_horizontalpodautoscaler_spec_max_replicas"),
+                              (status.get("currentReplicas"), "kube_horizontalpodautoscaler_status_current_replicas"),
+                              (status.get("desiredReplicas"), "kube_horizontalpodautoscaler_status_desired_replicas")):
+            rows.append((_lb(metric, **common), float(value or 0)))
