@@ -303,7 +303,9 @@ def default_pvc(obj: dict) -> None:
 
 
 def default_hpa(obj: dict) -> None:
-    _spec(obj).setdefault("minReplicas", 1)
+    spec = _spec(obj)
+    spec.setdefault("minReplicas", 1)
+    spec.setdefault("targetCPUUtilizationPercentage", 80)  # what a v1 read of the stored v2 default shows
 
 
 def default_network_policy(obj: dict) -> None:
