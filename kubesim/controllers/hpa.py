@@ -61,11 +61,15 @@ class HorizontalPodAutoscalerController:
         spec = hpa.get("spec") or {}
         ref = spec.get("scaleTargetRef") or {}
         rt = resolve_kind(str(ref.get("apiVersion") or ""), str(ref.get("kind") or ""))
-        target = cluster.store.find(rt, hpa["metadata"]["namespace"], str(ref.get("name") or "")) if rt else None
         status = dict(hpa.get("status") or {}, observedGeneration=hpa["metadata"].get("generation", 1))
-        if target is None or being_deleted(target) or rt is None or "replicas" not in (target.get("spec") or {}):
-            self._warn(cluster, hpa, "FailedGetScale",
-                       f'{ref.get("kind")}.{ref.get("apiVersion", "").split("/")[0]} "{ref.get("name")}" not found')
+        if rt is None or "scale" not in rt.subresources:
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            self._warn(cluster, hpa, "FailedGetScale", f'no matches for kind "{ref.get("kind")}" in group "{group}"')
+            return write_status(cluster, HPAS, hpa, status)
+        target = cluster.store.find(rt, hpa["metadata"]["namespace"], str(ref.get("name") or ""))
+        if target is None or being_deleted(target):
+            scale = f"{rt.plural}/scale" + (f".{rt.group}" if rt.group else "")
+            self._warn(cluster, hpa, "FailedGetScale", f'{scale} "{ref.get("name")}" not found')
             return write_status(cluster, HPAS, hpa, status)
         current = spec_replicas(target)
         status["currentReplicas"] = current

@@ -65,3 +65,16 @@ def test_below_min_is_raised_to_min_and_pods_without_cpu_requests_are_reported(k
     described = kubectl.ok("describe", "hpa", "web")
     assert "New size: 3; reason: Current number of replicas below Spec.MinReplicas" in described, described
     assert "FailedGetResourceMetric" in described and "missing request for cpu" in described, described
+
+
+def test_a_missing_target_is_reported(kubectl, sim):
+    hpa = textwrap.dedent("""
+        apiVersion: autoscaling/v1
+        kind: HorizontalPodAutoscaler
+        metadata: {name: ghost}
+        spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: ghost}, maxReplicas: 3}
+    """)
+    kubectl.ok("apply", "-f", "-", stdin=hpa)
+    sim.advance(30)
+    described = kubectl.ok("describe", "hpa", "ghost")
+    assert 'FailedGetScale' in described and 'deployments/scale.apps "ghost" not found' in described, described
