@@ -28,7 +28,8 @@ from .tasks.alertwatch import AlertWatch
 from .cassettes import cassette_from_trial, store_cassette
 from .sandbox.kube import KubeBackend, trial_label
 from .sandbox.kubeconfig import client_from_kubeconfig_text
-from .sandbox.objects import namespace_objects, rollout_pending, snapshot_json
+from .sandbox.objects import namespace_objects, snapshot_json
+from .sandbox.rollouts import pending_rollouts
 from .sandbox.rest import KubeError
 from .tasks import Task, load_task
 from .transcript import Transcript
@@ -239,19 +240,18 @@ async def run_agent(spec: TrialSpec, sandbox: SandboxRef, fault: FaultReport,
 # -- grade / collect / teardown --------------------------------------------------------------------
 
 async def converge(backend: KubeBackend, namespace: str, settle_seconds: float) -> bool:
-    """Let the cluster settle: done once every Deployment is rolled out and pod states held still for
+    """Let the cluster settle: done once every workload is rolled out and pod states held still for
     ``STABLE_SECONDS`` (cluster time); gives up after ``settle_seconds``. Returns whether it converged."""
-    deployments, pods = await backend.admin.resolve("Deployment"), await backend.admin.resolve("Pod")
+    pods = await backend.admin.resolve("Pod")
     stable_for = min(STABLE_SECONDS, settle_seconds)
     last: dict[str, Any] = {"print": None, "since": backend.waiter.elapsed()}
 
     async def probe() -> tuple[bool, list[str]]:
         try:
-            deps = await backend.admin.list(deployments, namespace)
+            pending = await pending_rollouts(backend.admin, namespace)
             pod_list = await backend.admin.list(pods, namespace)
         except KubeError as e:
             raise e.infra(f"read {namespace} while converging") from e
-        pending = [p for p in (rollout_pending(d) for d in deps) if p]
         fingerprint = (tuple(pending), tuple(sorted(
             (p["metadata"]["name"], (p.get("status") or {}).get("phase"),
              tuple((c.get("restartCount"), tuple((c.get("state") or {}).keys()))

@@ -29,7 +29,8 @@ class SandboxBackend(ABC):
 
     @abstractmethod
     async def wait_healthy(self, namespace: str, timeout: float) -> None:
-        """Wait until every Deployment rolled out; InfraError after ``timeout`` cluster seconds."""
+        """Wait until every Deployment, StatefulSet and DaemonSet rolled out; InfraError after ``timeout``
+        cluster seconds."""
 
     @abstractmethod
     async def snapshot(self, trial_id: str, namespace: str, name: str) -> str:

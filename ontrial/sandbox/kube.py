@@ -23,7 +23,8 @@ from .backend import SandboxBackend
 from .clock import KubesimWaiter, RealTimeWaiter, Waiter, wait_until
 from .kinds import lookup_kind
 from .kubeconfig import ClusterAccess, load_admin, render_agent_kubeconfig
-from .objects import apply_fault_step, apply_object, rollout_pending, snapshot_json
+from .objects import apply_fault_step, apply_object, snapshot_json
+from .rollouts import pending_rollouts
 from .rest import KubeError, KubeRest
 
 log = structlog.get_logger(__name__)
@@ -192,15 +193,11 @@ class KubeBackend(SandboxBackend):
         return applied
 
     async def wait_healthy(self, namespace: str, timeout: float) -> None:
-        deployments = lookup_kind("Deployment")
-        assert deployments is not None
-
         async def probe() -> tuple[bool, list[str]]:
             try:
-                items = await self.admin.list(deployments, namespace)
+                pending = await pending_rollouts(self.admin, namespace)
             except KubeError as e:
-                raise e.infra(f"list deployments in {namespace}") from e
-            pending = [p for p in (rollout_pending(d) for d in items) if p]
+                raise e.infra(f"list workloads in {namespace}") from e
             return not pending, pending
 
         done, pending = await wait_until(self.waiter, probe, timeout=timeout, step=2.0)

@@ -1,5 +1,4 @@
-"""Object-level work inside a sandbox namespace: apply manifests, apply fault steps, read rollout
-state, snapshot. Errors name the object, so a bad task manifest reads as one clear line."""
+"""Object-level work inside a sandbox namespace: apply manifests, apply fault steps, snapshot. Errors name the object, so a bad task manifest reads as one clear line."""
 
 from __future__ import annotations
 
@@ -121,27 +120,6 @@ async def apply_fault_step(rest: KubeRest, namespace: str, step: Any) -> str:
         raise _fail(f"fault {verb} {what}", e) from e
     except (KeyError, TypeError, ValueError) as e:
         raise InfraError(f"fault {verb} {what}: malformed step: {e}", transient=False) from e
-
-
-def rollout_pending(dep: dict[str, Any]) -> str | None:
-    """Why a Deployment is not rolled out yet (kubectl rollout status wording), or None when it is."""
-    name = dep["metadata"]["name"]
-    spec, status = dep.get("spec") or {}, dep.get("status") or {}
-    want = spec.get("replicas", 1)
-    if (status.get("observedGeneration") or 0) < (dep["metadata"].get("generation") or 0):
-        return f"{name}: waiting for deployment spec update to be observed"
-    for cond in status.get("conditions") or []:
-        if cond.get("type") == "Progressing" and cond.get("reason") == "ProgressDeadlineExceeded":
-            return f"{name}: exceeded its progress deadline"
-    updated, total = status.get("updatedReplicas") or 0, status.get("replicas") or 0
-    available = status.get("availableReplicas") or 0
-    if updated < want:
-        return f"{name}: {updated} out of {want} new replicas have been updated"
-    if total > updated:
-        return f"{name}: {total - updated} old replicas are pending termination"
-    if available < updated:
-        return f"{name}: {available} of {updated} updated replicas are available"
-    return None
 
 
 def _strip(obj: dict[str, Any]) -> dict[str, Any]:

@@ -213,3 +213,30 @@ async def test_request_timeouts_are_transient(sim, store) -> None:
         finally:
             backend.admin.timeout = 30
             await backend.admin.request("DELETE", "/kubesim/v1/faults")
+
+
+def _workload(kind: str, name: str, image: str, **spec) -> dict:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name}, "spec": {
+        "selector": {"matchLabels": labels}, **spec,
+        "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": name, "image": image}]}}}}
+
+
+async def test_healthy_means_statefulsets_and_daemonsets_rolled_out_too(sim, store) -> None:
+    backend = backend_for(sim, store)
+    async with backend:
+        ref = await backend.create("suite/stateful/1")
+        try:
+            await backend.deploy(ref.namespace, [
+                _workload("StatefulSet", "journal", "nginx:1.25", serviceName="journal", replicas=2),
+                _workload("DaemonSet", "shipper", "nginx:no-such-tag")])
+            with pytest.raises(InfraError, match="not healthy after 60s") as err:
+                await backend.wait_healthy(ref.namespace, 60)
+            assert "daemonset shipper: 0 of 1 updated pods are available" in str(err.value)
+            assert "statefulset" not in str(err.value)  # the StatefulSet came up in order meanwhile
+            await backend.inject(ref.namespace, [{"patch": {"kind": "DaemonSet", "name": "shipper", "type": "json",
+                "patch": [{"op": "replace", "path": "/spec/template/spec/containers/0/image",
+                           "value": "nginx:1.25"}]}}])
+            await backend.wait_healthy(ref.namespace, 120)
+        finally:
+            await backend.teardown(ref.namespace)
