@@ -9,11 +9,9 @@ the rule/profile registration endpoints.
 
 from __future__ import annotations
 
-from importlib import resources as importlib_resources
 from typing import Any, Iterable, Mapping
 
-import yaml
-
+from ..workloads.profiles import packaged_yaml_documents
 from .behaviour import Behaviour, BehaviourRegistry, parse_behaviour, split_profile
 from .core import WAKE_KEY, Telemetry, TelemetryController
 
@@ -23,12 +21,7 @@ __all__ = ["attach", "builtin_documents", "Behaviour", "BehaviourRegistry", "Tel
 
 def builtin_documents() -> list[dict[str, Any]]:
     """The service profiles shipped in kubesim/telemetry/profiles/*.yaml."""
-    docs: list[dict[str, Any]] = []
-    root = importlib_resources.files("kubesim.telemetry").joinpath("profiles")
-    for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith((".yaml", ".yml")):
-            docs.extend(d for d in yaml.safe_load_all(entry.read_text()) if d)
-    return docs
+    return packaged_yaml_documents("kubesim.telemetry", "profiles")
 
 
 def attach(cluster: Any, scrape_interval: float = 15.0, retention_seconds: float = 3 * 3600.0,

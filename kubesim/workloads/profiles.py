@@ -368,11 +368,16 @@ class ProfileRegistry:
         return sorted(tags)
 
 
-def load_builtin_documents() -> list[dict[str, Any]]:
-    """The profile documents shipped in kubesim/profiles/*.yaml (one or more per file)."""
+def packaged_yaml_documents(package: str, folder: str) -> list[dict[str, Any]]:
+    """Every YAML document in ``<package>/<folder>/*.yaml`` (one or more per file), files in name order."""
     docs: list[dict[str, Any]] = []
-    root = importlib_resources.files("kubesim").joinpath("profiles")
+    root = importlib_resources.files(package).joinpath(folder)
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         if entry.name.endswith((".yaml", ".yml")):
             docs.extend(d for d in yaml.safe_load_all(entry.read_text()) if d)
     return docs
+
+
+def load_builtin_documents() -> list[dict[str, Any]]:
+    """The profile documents shipped in kubesim/profiles/*.yaml."""
+    return packaged_yaml_documents("kubesim", "profiles")
