@@ -79,15 +79,21 @@ class Params:
         return [v for k, v in self.pairs if k == name]
 
 
+def _finite(text: str) -> float | None:
+    """``text`` as a finite float, or None (then it may still be a timestamp or a duration)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def parse_time(text: str | None, default: float, name: str) -> float:
     if text is None or text == "":
         return default
-    try:
-        value = float(text)
-        if math.isfinite(value):
-            return value
-    except ValueError:
-        pass
+    value = _finite(text)
+    if value is not None:
+        return value
     try:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
         if dt.tzinfo is None:
@@ -100,12 +106,9 @@ def parse_time(text: str | None, default: float, name: str) -> float:
 def parse_step(text: str | None) -> float:
     if text is None or text == "":
         raise BadRequest('invalid parameter "step": cannot parse "" to a valid duration')
-    try:
-        value = float(text)
-        if math.isfinite(value):
-            return value
-    except ValueError:
-        pass
+    value = _finite(text)
+    if value is not None:
+        return value
     try:
         return parse_duration(text)
     except ValueError:
